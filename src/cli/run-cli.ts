@@ -1,0 +1,186 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { createEngine, EXAMPLE_COUNTS, type Engine } from '../engine/engine.js';
+import { isApiError } from '../errors/api-error.js';
+import { formatProblems, loadSchemaFiles } from '../schema/load-schema.js';
+import type { Model } from '../schema/model.js';
+import type { Database } from '../storage/dialect.js';
+import { formatPlan, migrate } from '../storage/migrate/migrate.js';
+import { openDatabase } from '../storage/open-database.js';
+import { createServer } from '../server/create-server.js';
+import { createSeedProgress } from './progress.js';
+
+/** Errors the CLI reports as one line and a non-zero exit, never a stack trace. */
+class CliError extends Error {}
+
+const DEFAULT_SCHEMA = 'examples/social/schema.graphql';
+const DEFAULT_DB = 'diglot.db';
+
+export async function runCli(argv: readonly string[]): Promise<void> {
+  const program = new Command()
+    .name('diglot')
+    .description('One GraphQL SDL schema, served as REST and GraphQL from one engine, on SQLite or PostgreSQL.')
+    .showHelpAfterError();
+
+  const withSchema = (command: Command): Command =>
+    command.option('-s, --schema <files...>', 'GraphQL SDL file(s)', [process.env['DIGLOT_SCHEMA'] ?? DEFAULT_SCHEMA]);
+  const withDb = (command: Command): Command =>
+    command.option('-d, --db <path|url>', 'SQLite file path or postgres:// URL', process.env['DIGLOT_DB'] ?? process.env['DATABASE_URL'] ?? DEFAULT_DB);
+  const withListen = (command: Command): Command =>
+    command
+      .option('-p, --port <n>', 'port to listen on', parsePort, parsePort(process.env['PORT'] ?? '4000'))
+      .option('-H, --host <host>', 'interface to listen on', process.env['HOST'] ?? '127.0.0.1');
+
+  withSchema(program.command('check'))
+    .description('validate a schema; prints every problem as file:line:column CODE message')
+    .action(async (options: { schema: string[] }) => {
+      const model = await loadModel(options.schema);
+      process.stdout.write(`${options.schema.join(', ')}: ${model.types.length} types, ${model.joinTables.length} join tables, no problems\n`);
+    });
+
+  withDb(withSchema(program.command('migrate')))
+    .description('bring the database to the schema')
+    .option('--dry-run', 'print the plan without applying it', false)
+    .option('--allow-destructive', 'allow dropping columns and tables, and narrowing types', false)
+    .action(async (options: { schema: string[]; db: string; dryRun: boolean; allowDestructive: boolean }) => {
+      const model = await loadModel(options.schema);
+      await withDatabase(options.db, async (db) => {
+        const result = await migrate(db, model, { allowDestructive: options.allowDestructive, dryRun: options.dryRun });
+        process.stdout.write(`${formatPlan(result.steps)}\n`);
+        if (options.dryRun) process.stdout.write('dry run: nothing applied\n');
+      });
+    });
+
+  withDb(withSchema(program.command('seed')))
+    .description('load deterministic demo data (1,000 users, 10,000 posts, 20,000 follows, 200 products, 2,000 orders for the example)')
+    .option('--scale <factor>', 'multiply every count', parseScale, 1)
+    .action(async (options: { schema: string[]; db: string; scale: number }) => {
+      const model = await loadModel(options.schema);
+      await withDatabase(options.db, async (db) => {
+        await migrate(db, model, { allowDestructive: false, dryRun: false });
+        await seed(createEngine(model, db), options.scale);
+      });
+    });
+
+  for (const [name, description, seedIfEmpty] of [
+    ['serve', 'migrate (non-destructive changes only) and serve REST and GraphQL', false],
+    ['start', 'migrate, seed demo data if the database is empty, and serve (what `npm start` runs)', true],
+  ] as const) {
+    withListen(withDb(withSchema(program.command(name))))
+      .description(description)
+      .action(async (options: { schema: string[]; db: string; port: number; host: string }) => {
+        await serve(options, seedIfEmpty);
+      });
+  }
+
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    process.stderr.write(`diglot: ${describe(error)}\n`);
+    process.exitCode = 1;
+  }
+}
+
+async function loadModel(files: readonly string[]): Promise<Model> {
+  const result = await loadSchemaFiles(files);
+  if (!result.ok) {
+    process.stderr.write(`${formatProblems(result.problems)}\n`);
+    throw new CliError(`${result.problems.length} problem${result.problems.length === 1 ? '' : 's'} in the schema`);
+  }
+  return result.model;
+}
+
+async function withDatabase(target: string, work: (db: Database) => Promise<void>): Promise<void> {
+  const db = await openDatabase(target);
+  try {
+    await work(db);
+  } finally {
+    await db.close();
+  }
+}
+
+async function seed(engine: Engine, scale: number): Promise<void> {
+  const counts = Object.fromEntries(Object.entries(EXAMPLE_COUNTS).map(([type, count]) => [type, Math.round(count * scale)]));
+  const progress = createSeedProgress();
+  const started = performance.now();
+  try {
+    const written = await engine.seed({ counts, defaultCount: Math.round(100 * scale), onProgress: progress.update });
+    progress.stop();
+    const summary = Object.entries(written).map(([table, rows]) => `${rows} ${table}`).join(', ');
+    process.stderr.write(`seeded ${summary} in ${((performance.now() - started) / 1000).toFixed(1)}s\n`);
+  } catch (error) {
+    progress.stop();
+    throw error;
+  }
+}
+
+async function serve(options: { schema: string[]; db: string; port: number; host: string }, seedIfEmpty: boolean): Promise<void> {
+  const model = await loadModel(options.schema);
+  const db = await openDatabase(options.db);
+  const result = await migrate(db, model, { allowDestructive: false, dryRun: false }).catch(async (error: unknown) => {
+    await db.close();
+    throw error;
+  });
+  if (result.steps.length > 0) process.stderr.write(`migrated: ${result.steps.length} step(s) applied\n`);
+  const engine = createEngine(model, db);
+  if (seedIfEmpty && (await engine.isEmpty())) await seed(engine, 1);
+  const app = await createServer({
+    engine,
+    logger: { level: process.env['LOG_LEVEL'] ?? 'info' },
+    exposeInternals: process.env['NODE_ENV'] === 'development',
+  });
+  await app.listen({ port: options.port, host: options.host });
+  const address = app.server.address();
+  const port = address !== null && typeof address === 'object' ? address.port : options.port;
+  const origin = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
+  const first = model.types[0];
+  process.stdout.write(
+    [
+      '',
+      `Diglot is serving ${options.schema.join(', ')} on ${db.dialect === 'sqlite' ? `SQLite (${options.db})` : 'PostgreSQL'}`,
+      `  REST API   ${origin}/${first === undefined ? '' : `${first.path}?limit=5`}`,
+      `  GraphQL    ${origin}/graphql`,
+      `  Docs       ${origin}/docs`,
+      `  OpenAPI    ${origin}/openapi.json`,
+      `  Health     ${origin}/healthz`,
+      '',
+    ].join('\n'),
+  );
+
+  // Graceful shutdown: stop accepting, let in-flight requests finish, then close the database.
+  let closing = false;
+  const shutdown = (signal: string): void => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    void app
+      .close()
+      .then(() => db.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          process.stderr.write(`diglot: shutdown failed: ${describe(error)}\n`);
+          process.exit(1);
+        },
+      );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+function describe(error: unknown): string {
+  if (isApiError(error)) return `${error.code}: ${error.detail ?? error.title}`;
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
+  return port;
+}
+
+function parseScale(value: string): number {
+  const scale = Number(value);
+  if (!Number.isFinite(scale) || scale <= 0 || scale > 100) throw new InvalidArgumentError('must be a number between 0 and 100');
+  return scale;
+}

@@ -1,0 +1,119 @@
+import { ApiError } from '../errors/api-error.js';
+import type { ReadPlan } from '../plan/read-plan.js';
+import type { WritePlan, WriteResult } from '../plan/write-plan.js';
+import type { Model } from '../schema/model.js';
+import type { Database } from '../storage/dialect.js';
+import { cachePolicyOf, type CachePolicy } from './cache-policy.js';
+import { ChangeClock } from './change-clock.js';
+import { ReadExecutor, type ReadResult } from './read-executor.js';
+import { ifMatchMatches, ifNoneMatchMatches, strongEtag, ValidatorCache } from './validators.js';
+import { WriteExecutor } from './write-executor.js';
+import { seedDatabase, type SeedOptions } from './seed/seed.js';
+
+export type { ReadResult } from './read-executor.js';
+export type { CachePolicy } from './cache-policy.js';
+export { EXAMPLE_COUNTS, type SeedOptions, type SeedProgress } from './seed/seed.js';
+
+/** A cacheable read as the front-ends ask for it. */
+export interface CachedReadRequest {
+  readonly plans: readonly ReadPlan[];
+  /** Identifies the representation: style, canonical request, and (later) the principal. */
+  readonly key: string;
+  readonly ifNoneMatch: string | undefined;
+  /** Turns the plans' results into the response body; the ETag is its hash. */
+  readonly render: (results: readonly ReadResult[]) => string;
+}
+
+export type CachedReadResponse =
+  | { readonly status: 304; readonly etag: string; readonly policy: CachePolicy }
+  | { readonly status: 200; readonly etag: string; readonly policy: CachePolicy; readonly body: string; readonly results: readonly ReadResult[] };
+
+/** `If-Match` on a write: the representation the client last saw, as the canonical read renders it. */
+export interface WritePrecondition {
+  readonly ifMatch: string;
+  readonly plan: ReadPlan;
+  readonly render: (result: ReadResult) => string | undefined;
+}
+
+/**
+ * The one engine both front-ends talk to. It takes plans, never SQL, so REST
+ * and GraphQL asking the same question get the same statement, the same
+ * answer and the same caching behaviour.
+ */
+export interface Engine {
+  readonly model: Model;
+  readonly db: Database;
+  read(plan: ReadPlan): Promise<ReadResult>;
+  /** A read with validators: 304 without running the plans while their tables are unchanged. */
+  readCached(request: CachedReadRequest): Promise<CachedReadResponse>;
+  write(plan: WritePlan, precondition?: WritePrecondition): Promise<WriteResult>;
+  /** Deterministic demo data (`diglot seed`); returns rows written per table. */
+  seed(options?: SeedOptions): Promise<Record<string, number>>;
+  /** True when no resource table has a row (`npm start` seeds only then). */
+  isEmpty(): Promise<boolean>;
+  /** SQL of a plan, for `diglot explain` and golden tests. */
+  explain(plan: ReadPlan): { readonly sql: string; readonly params: readonly unknown[]; readonly tables: readonly string[] };
+}
+
+export function createEngine(model: Model, db: Database): Engine {
+  const clock = new ChangeClock(db);
+  const reader = new ReadExecutor(model, db);
+  const writer = new WriteExecutor(model, db, clock);
+  const validators = new ValidatorCache();
+
+  const readCached = async (request: CachedReadRequest): Promise<CachedReadResponse> => {
+    const policy = cachePolicyOf(model, request.plans);
+    const tables = (): string[] => [...new Set(request.plans.flatMap((plan) => reader.compile(plan).tables))];
+    if (request.ifNoneMatch !== undefined) {
+      // Revalidation: the clocks alone decide, without running the plans.
+      const known = validators.get(request.key, await clock.versionOf(tables()));
+      if (known !== undefined && ifNoneMatchMatches(request.ifNoneMatch, known)) return { status: 304, etag: known, policy };
+    }
+    const results: ReadResult[] = [];
+    for (const plan of request.plans) results.push(await reader.read(plan));
+    const body = request.render(results);
+    const etag = strongEtag(body);
+    // Each statement returned the clocks it saw with its data; an empty page carries none.
+    const clocks = results.map((result) => result.clock);
+    const version = clocks.every((c): c is string => c !== undefined)
+      ? [...new Set(clocks.flatMap((c) => (c === '' ? [] : c.split(','))))].sort().join(',')
+      : await clock.versionOf(tables());
+    validators.set(request.key, version, etag);
+    if (ifNoneMatchMatches(request.ifNoneMatch, etag)) return { status: 304, etag, policy };
+    return { status: 200, etag, policy, body, results };
+  };
+
+  const write = (plan: WritePlan, precondition?: WritePrecondition): Promise<WriteResult> => {
+    if (precondition === undefined) return writer.write(plan);
+    return writer.write(plan, async (tx) => {
+      const current = precondition.render(await reader.read(precondition.plan, tx));
+      const etag = current === undefined ? undefined : strongEtag(current);
+      if (!ifMatchMatches(precondition.ifMatch, etag)) {
+        throw new ApiError('PRECONDITION_FAILED', {
+          detail: etag === undefined ? 'The record does not exist' : 'The record changed since you read it: fetch it again and retry',
+          extensions: etag === undefined ? {} : { etag },
+        });
+      }
+    });
+  };
+
+  return {
+    model,
+    db,
+    read: (plan) => reader.read(plan),
+    readCached,
+    write,
+    seed: (seedOptions) => seedDatabase(model, db, clock, seedOptions),
+    isEmpty: async () => {
+      for (const type of model.types) {
+        const rows = await db.all(`SELECT 1 AS found FROM ${db.sql.quoteIdent(type.table)} LIMIT 1`);
+        if (rows.length > 0) return false;
+      }
+      return true;
+    },
+    explain: (plan) => {
+      const compiled = reader.compile(plan);
+      return { sql: compiled.sql, params: compiled.paramOrder.map((index) => plan.params[index]), tables: compiled.tables };
+    },
+  };
+}

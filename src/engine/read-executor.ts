@@ -1,0 +1,91 @@
+import { ApiError } from '../errors/api-error.js';
+import type { ListResult, ReadPlan } from '../plan/read-plan.js';
+import type { Model } from '../schema/model.js';
+import { compileRead, type CompiledRead } from '../storage/compile/compile-read.js';
+import type { Database, SqlRunner, SqlValue } from '../storage/dialect.js';
+
+/**
+ * `clock` is the change-clock text of the tables read, fetched in the same
+ * statement (undefined when no row came back to carry it).
+ */
+export type ReadResult =
+  | { readonly kind: 'one'; readonly json: string | null; readonly clock: string | undefined }
+  | ({ readonly kind: 'list'; readonly clock: string | undefined } & ListResult);
+
+const CACHE_LIMIT = 2000;
+
+/**
+ * Runs read plans: compile once per shape (LRU by insertion order), bind the
+ * plan's params, run the one statement, stitch the root rows.
+ */
+export class ReadExecutor {
+  private readonly compiled = new Map<string, CompiledRead>();
+
+  constructor(
+    private readonly model: Model,
+    private readonly db: Database,
+  ) {}
+
+  /** The compiled form of a plan (cached): its SQL and the tables it reads. */
+  compile(plan: ReadPlan): CompiledRead {
+    const shape = JSON.stringify(plan.root);
+    const hit = this.compiled.get(shape);
+    if (hit !== undefined) {
+      // Re-insert to keep recently used shapes at the end (LRU).
+      this.compiled.delete(shape);
+      this.compiled.set(shape, hit);
+      return hit;
+    }
+    const compiled = compileRead(this.model, this.db.sql, plan);
+    if (this.compiled.size >= CACHE_LIMIT) {
+      const oldest = this.compiled.keys().next().value;
+      if (oldest !== undefined) this.compiled.delete(oldest);
+    }
+    this.compiled.set(shape, compiled);
+    return compiled;
+  }
+
+  /** `runner` lets a write transaction read what it is about to change (If-Match). */
+  async read(plan: ReadPlan, runner: SqlRunner = this.db): Promise<ReadResult> {
+    const compiled = this.compile(plan);
+    const params = compiled.paramOrder.map((index) => plan.params[index] as SqlValue);
+    const rows = await runner.all(compiled.sql, params);
+    if (compiled.root === 'one') {
+      const row = rows[0];
+      return { kind: 'one', json: row === undefined ? null : (row['j'] as string), clock: clockOf(row) };
+    }
+    return { kind: 'list', clock: clockOf(rows[0]), ...this.stitchList(plan, compiled, rows) };
+  }
+
+  private stitchList(plan: ReadPlan, compiled: CompiledRead, rows: Record<string, unknown>[]): ListResult {
+    if (plan.root.kind !== 'list') throw new Error('list result for a non-list plan');
+    const first = rows[0];
+    if (compiled.meta.parent && Number(first?.['parent_found'] ?? 0) === 0) {
+      throw new ApiError('NOT_FOUND', { detail: `${plan.root.parent?.type ?? 'Record'} ${String(plan.params[plan.root.parent?.id.param ?? 0])} does not exist` });
+    }
+    const totalCount = compiled.meta.total ? Number(first?.['total'] ?? 0) : undefined;
+    const page = rows.filter((row) => row['j'] !== null && row['j'] !== undefined);
+    const limit = Number(plan.params[plan.root.node.page.limit.param]);
+    const hasMore = page.length > limit;
+    if (hasMore) page.length = limit;
+    if (compiled.reversed) page.reverse();
+    const keyOf = (row: Record<string, unknown> | undefined): unknown[] | undefined =>
+      row === undefined ? undefined : Array.from({ length: compiled.keyCount }, (_, i) => row[`o${i}`]);
+    return {
+      json: `[${page.map((row) => row['j'] as string).join(',')}]`,
+      count: page.length,
+      hasMore,
+      startKey: keyOf(page[0]),
+      endKey: keyOf(page[page.length - 1]),
+      totalCount,
+    };
+  }
+}
+
+/** The row's clock text, normalized to sorted pairs (database collations may order them differently). */
+function clockOf(row: Record<string, unknown> | undefined): string | undefined {
+  if (row === undefined) return undefined;
+  const clock = row['clock'];
+  if (typeof clock !== 'string') return '';
+  return clock.split(',').sort().join(',');
+}

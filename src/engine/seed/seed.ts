@@ -1,0 +1,157 @@
+import type { Model, ResourceType } from '../../schema/model.js';
+import type { Database, SqlRunner, SqlValue } from '../../storage/dialect.js';
+import type { ChangeClock } from '../change-clock.js';
+import { createRandom, fakeValue, type Random } from './fake-values.js';
+
+export interface SeedOptions {
+  /** Rows per type name; types not named get `defaultCount`. */
+  readonly counts?: Readonly<Record<string, number>>;
+  readonly defaultCount?: number;
+  /** Links per owner for many-to-many fields (`User.followers`: 20 → 20 × users links). */
+  readonly linksPerRecord?: number;
+  readonly seed?: number;
+  readonly onProgress?: (event: SeedProgress) => void;
+}
+
+export interface SeedProgress {
+  readonly table: string;
+  readonly done: number;
+  readonly total: number;
+}
+
+/** The example's sizes from the brief: 1,000 users, 10,000 posts, 20,000 follows, 200 products, 2,000 orders. */
+export const EXAMPLE_COUNTS: Readonly<Record<string, number>> = { User: 1000, Post: 10_000, Product: 200, Order: 2000, OrderItem: 6000 };
+
+const ROWS_PER_STATEMENT = 200;
+
+/**
+ * Deterministic demo data for any model: ids are "1".."n" per type (so the
+ * brief's `/users/42` exists), values are guessed from field names, to-one
+ * targets are skewed (a few users write most posts, as in real data).
+ * Everything is written in one transaction, in multi-row INSERTs.
+ */
+export async function seedDatabase(model: Model, db: Database, clock: ChangeClock, options: SeedOptions = {}): Promise<Record<string, number>> {
+  const random = createRandom(options.seed ?? 42);
+  const counts = new Map<string, number>();
+  for (const type of model.types) counts.set(type.name, options.counts?.[type.name] ?? options.defaultCount ?? 100);
+  const written: Record<string, number> = {};
+  await db.transaction(async (tx) => {
+    for (const type of insertionOrder(model)) {
+      written[type.table] = await seedType(model, db, tx, type, counts, random, options.onProgress);
+    }
+    for (const join of model.joinTables) {
+      const owners = counts.get(join.sourceType) ?? 0;
+      const targets = counts.get(join.targetType) ?? 0;
+      written[join.name] = await seedLinks(db, tx, join.name, [join.sourceColumn, join.targetColumn], owners, targets, owners * (options.linksPerRecord ?? 20), join.sourceType === join.targetType, random, options.onProgress);
+    }
+    await clock.bump(tx, Object.keys(written));
+  });
+  clock.noteCommitted();
+  return written;
+}
+
+/** Types ordered so that every non-null to-one target is written before its referrers. */
+function insertionOrder(model: Model): ResourceType[] {
+  const done = new Set<string>();
+  const order: ResourceType[] = [];
+  const visit = (type: ResourceType, path: Set<string>): void => {
+    if (done.has(type.name) || path.has(type.name)) return;
+    path.add(type.name);
+    for (const field of type.fields) {
+      if (field.kind === 'toOne' && field.target !== type.name) visit(model.typesByName.get(field.target) as ResourceType, path);
+    }
+    done.add(type.name);
+    order.push(type);
+  };
+  for (const type of model.types) visit(type, new Set());
+  return order;
+}
+
+async function seedType(
+  model: Model,
+  db: Database,
+  tx: SqlRunner,
+  type: ResourceType,
+  counts: ReadonlyMap<string, number>,
+  random: Random,
+  onProgress: SeedOptions['onProgress'],
+): Promise<number> {
+  const total = counts.get(type.name) ?? 0;
+  const columns: string[] = ['id'];
+  const makers: ((index: number) => SqlValue)[] = [(index) => String(index)];
+  for (const field of type.fields) {
+    if (field.kind === 'scalar' && field.name !== 'id') {
+      columns.push(field.column);
+      makers.push((index) => {
+        const value = fakeValue(model, field, index, random);
+        return value === null ? null : field.list || field.scalar === 'JSON' ? JSON.stringify(value) : (value as SqlValue);
+      });
+    } else if (field.kind === 'toOne') {
+      const targets = counts.get(field.target) ?? 0;
+      columns.push(field.column);
+      makers.push((index) => {
+        if (targets === 0 || (field.nullable && random.chance(0.1))) return null;
+        // Self-references point backwards so they always exist; others are skewed towards low ids.
+        const limit = field.target === type.name ? Math.max(1, index - 1) : targets;
+        if (field.target === type.name && index === 1) return null;
+        return String(1 + Math.floor(limit * random.next() ** 2));
+      });
+    }
+  }
+  await insertRows(db, tx, type.table, columns, total, (index) => makers.map((make) => make(index)), onProgress);
+  return total;
+}
+
+async function seedLinks(
+  db: Database,
+  tx: SqlRunner,
+  table: string,
+  columns: readonly [string, string],
+  owners: number,
+  targets: number,
+  wanted: number,
+  self: boolean,
+  random: Random,
+  onProgress: SeedOptions['onProgress'],
+): Promise<number> {
+  if (owners === 0 || targets === 0) return 0;
+  const seen = new Set<string>();
+  const pairs: [string, string][] = [];
+  const capacity = owners * targets - (self ? owners : 0);
+  const goal = Math.min(wanted, capacity);
+  while (pairs.length < goal) {
+    const owner = 1 + Math.floor(owners * random.next() ** 1.5);
+    const target = 1 + Math.floor(targets * random.next());
+    if (self && owner === target) continue;
+    const key = `${owner}:${target}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    pairs.push([String(owner), String(target)]);
+  }
+  await insertRows(db, tx, table, columns, pairs.length, (index) => pairs[index - 1] as [string, string], onProgress);
+  return pairs.length;
+}
+
+async function insertRows(
+  db: Database,
+  tx: SqlRunner,
+  table: string,
+  columns: readonly string[],
+  total: number,
+  row: (index: number) => SqlValue[],
+  onProgress: SeedOptions['onProgress'],
+): Promise<void> {
+  const q = (name: string): string => db.sql.quoteIdent(name);
+  const perStatement = Math.max(1, Math.min(ROWS_PER_STATEMENT, Math.floor(30_000 / columns.length)));
+  for (let start = 1; start <= total; start += perStatement) {
+    const end = Math.min(total, start + perStatement - 1);
+    const params: SqlValue[] = [];
+    const tuples: string[] = [];
+    for (let index = start; index <= end; index++) {
+      const values = row(index);
+      tuples.push(`(${values.map((value) => { params.push(value); return db.sql.placeholder(params.length - 1); }).join(', ')})`);
+    }
+    await tx.run(`INSERT INTO ${q(table)} (${columns.map(q).join(', ')}) VALUES ${tuples.join(', ')}`, params);
+    onProgress?.({ table, done: end, total });
+  }
+}

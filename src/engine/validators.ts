@@ -1,0 +1,58 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Strong validators (RFC 9110 §8.8.3) for both front-ends.
+ *
+ * An ETag is the hash of the representation itself, so it is exact: it
+ * changes when and only when the bytes change, and `If-Match` on a record
+ * fails only when *that* record changed. To answer a revalidation without
+ * running the query, each instance remembers which ETag it issued for a
+ * request at a given change-clock version of the tables the request reads;
+ * while those clocks have not moved, the remembered ETag is still the
+ * current one. After any write to those tables the query runs again, and
+ * still answers 304 if the bytes came out the same.
+ */
+export function strongEtag(body: string): string {
+  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+}
+
+const LIMIT = 10_000;
+
+export class ValidatorCache {
+  private readonly entries = new Map<string, { readonly version: string; readonly etag: string }>();
+
+  /** The ETag issued for `key` at clock `version`, if the clocks have not moved since. */
+  get(key: string, version: string): string | undefined {
+    const entry = this.entries.get(key);
+    return entry !== undefined && entry.version === version ? entry.etag : undefined;
+  }
+
+  set(key: string, version: string, etag: string): void {
+    if (this.entries.size >= LIMIT && !this.entries.has(key)) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+    this.entries.set(key, { version, etag });
+  }
+}
+
+/**
+ * RFC 9110 §13.1.2: `If-None-Match` matches when any listed tag equals the
+ * current one under weak comparison, or it is `*`.
+ */
+export function ifNoneMatchMatches(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  const opaque = etag.replace(/^W\//, '');
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === opaque);
+}
+
+/**
+ * RFC 9110 §13.1.1: `If-Match` uses strong comparison; `*` matches any
+ * current representation.
+ */
+export function ifMatchMatches(header: string, etag: string | undefined): boolean {
+  if (etag === undefined) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim() === etag);
+}

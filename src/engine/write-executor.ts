@@ -1,0 +1,172 @@
+import { ApiError } from '../errors/api-error.js';
+import type { WritePlan, WriteResult, WriteValues } from '../plan/write-plan.js';
+import type { Field, Model, ResourceType } from '../schema/model.js';
+import {
+  affectedByDelete,
+  compileDelete,
+  compileExists,
+  compileInsert,
+  compileLink,
+  compileUnlink,
+  compileUpdate,
+  type SqlStatement,
+} from '../storage/compile/compile-write.js';
+import type { Database, SqlRunner, SqlValue } from '../storage/dialect.js';
+import { OUTBOX_TABLE } from '../storage/migrate/desired-schema.js';
+import { newId } from '../util/ids.js';
+import type { ChangeClock } from './change-clock.js';
+
+
+/**
+ * Runs write plans. Each write is one transaction holding the change itself,
+ * the change-clock bump and the outbox event, so a write that is acknowledged
+ * is also visible to caches and to event consumers, and a failed one leaves
+ * no trace in any of them.
+ */
+export class WriteExecutor {
+  constructor(
+    private readonly model: Model,
+    private readonly db: Database,
+    private readonly clock: ChangeClock,
+  ) {}
+
+  /**
+   * `check` runs first inside the transaction (If-Match): the row is locked
+   * before it reads, so two writers holding the same ETag cannot both pass.
+   */
+  async write(plan: WritePlan, check?: (tx: SqlRunner) => Promise<void>): Promise<WriteResult> {
+    const type = this.model.typesByName.get(plan.type);
+    if (type === undefined) throw new Error(`write plan names unknown type ${plan.type}`);
+    const result = await this.db.transaction(async (tx) => {
+      if (check !== undefined && plan.kind !== 'create') {
+        // A no-op update takes the row lock on PostgreSQL; SQLite's write transaction is already exclusive.
+        const id = this.db.sql.quoteIdent('id');
+        await tx.run(`UPDATE ${this.db.sql.quoteIdent(type.table)} SET ${id} = ${id} WHERE ${id} = ${this.db.sql.placeholder(0)}`, [plan.id]);
+        await check(tx);
+      }
+      const outcome = await this.apply(tx, type, plan);
+      if (outcome.tables.length > 0) {
+        await this.clock.bump(tx, outcome.tables);
+        await this.recordEvent(tx, outcome.eventTable, plan, outcome.result.id);
+      }
+      return outcome.result;
+    });
+    this.clock.noteCommitted();
+    return result;
+  }
+
+  private async apply(
+    tx: SqlRunner,
+    type: ResourceType,
+    plan: WritePlan,
+  ): Promise<{ result: WriteResult; tables: readonly string[]; eventTable: string }> {
+    const sql = this.db.sql;
+    const now = new Date().toISOString();
+    switch (plan.kind) {
+      case 'create': {
+        const id = newId();
+        const columns = new Map<string, SqlValue>([['id', id]]);
+        for (const field of type.fields) {
+          if (field.kind === 'scalar' && (field.auto === 'createdAt' || field.auto === 'updatedAt')) columns.set(field.column, now);
+        }
+        this.setColumns(type, plan.values, columns);
+        await run(tx, compileInsert(sql, type, columns));
+        return { result: { id, changed: true }, tables: [type.table], eventTable: type.table };
+      }
+      case 'update': {
+        const columns = new Map<string, SqlValue>();
+        if (plan.replace) this.resetOmitted(type, plan.values, columns);
+        this.setColumns(type, plan.values, columns);
+        for (const field of type.fields) {
+          if (field.kind === 'scalar' && field.auto === 'updatedAt') columns.set(field.column, now);
+        }
+        if (columns.size === 0) {
+          await this.mustExist(tx, type, plan.id);
+          return { result: { id: plan.id, changed: false }, tables: [], eventTable: type.table };
+        }
+        const { changes } = await run(tx, compileUpdate(sql, type, plan.id, columns));
+        if (changes === 0) throw notFound(type, plan.id);
+        return { result: { id: plan.id, changed: true }, tables: [type.table], eventTable: type.table };
+      }
+      case 'delete': {
+        const { changes } = await run(tx, compileDelete(sql, type, plan.id));
+        if (changes === 0) throw notFound(type, plan.id);
+        return { result: { id: plan.id, changed: true }, tables: affectedByDelete(this.model, type), eventTable: type.table };
+      }
+      case 'connect':
+      case 'disconnect': {
+        const field = type.fieldsByName.get(plan.field);
+        if (field?.kind !== 'manyToMany') throw new Error(`${type.name}.${plan.field} is not a many-to-many relation`);
+        await this.mustExist(tx, type, plan.id);
+        const target = this.model.typesByName.get(field.target) as ResourceType;
+        await this.mustExist(tx, target, plan.targetId);
+        const statement =
+          plan.kind === 'connect'
+            ? compileLink(sql, field, plan.id, plan.targetId)
+            : compileUnlink(sql, field, plan.id, plan.targetId);
+        const { changes } = await run(tx, statement);
+        const changed = changes > 0;
+        return { result: { id: plan.id, changed }, tables: changed ? [field.joinTable] : [], eventTable: field.joinTable };
+      }
+    }
+  }
+
+  /** Validated input → stored column values. */
+  private setColumns(type: ResourceType, values: WriteValues, columns: Map<string, SqlValue>): void {
+    for (const [name, value] of Object.entries(values)) {
+      const field = type.fieldsByName.get(name);
+      if (field === undefined) throw new Error(`validated input names unknown field ${type.name}.${name}`);
+      const column = storedColumn(field);
+      if (column === undefined) continue;
+      columns.set(column, toStored(field, value));
+    }
+  }
+
+  /** PUT semantics: every writable field the body leaves out goes back to its default or null. */
+  private resetOmitted(type: ResourceType, values: WriteValues, columns: Map<string, SqlValue>): void {
+    for (const field of type.fields) {
+      if (Object.hasOwn(values, field.name)) continue;
+      if (field.kind === 'scalar' && !field.readonly) {
+        columns.set(field.column, field.default === undefined ? null : toStored(field, field.default.value));
+      } else if (field.kind === 'toOne' && !field.readonly && field.nullable) {
+        columns.set(field.column, null);
+      }
+    }
+  }
+
+  private async mustExist(tx: SqlRunner, type: ResourceType, id: string): Promise<void> {
+    const rows = await tx.all(compileExists(this.db.sql, type, id).sql, [id]);
+    if (rows.length === 0) throw notFound(type, id);
+  }
+
+  private async recordEvent(tx: SqlRunner, table: string, plan: WritePlan, id: string): Promise<void> {
+    const q = (name: string): string => this.db.sql.quoteIdent(name);
+    const p = (i: number): string => this.db.sql.placeholder(i);
+    const payload = plan.kind === 'connect' || plan.kind === 'disconnect' ? { field: plan.field, targetId: plan.targetId } : 'values' in plan ? plan.values : {};
+    await tx.run(
+      `INSERT INTO ${q(OUTBOX_TABLE)} (${q('table_name')}, ${q('op')}, ${q('record_id')}, ${q('payload')}, ${q('created_at')}) ` +
+        `VALUES (${p(0)}, ${p(1)}, ${p(2)}, ${p(3)}, ${p(4)})`,
+      [table, plan.kind, id, JSON.stringify(payload), new Date().toISOString()],
+    );
+  }
+}
+
+function run(tx: SqlRunner, statement: SqlStatement): Promise<{ readonly changes: number }> {
+  return tx.run(statement.sql, statement.params);
+}
+
+function notFound(type: ResourceType, id: string): ApiError {
+  return new ApiError('NOT_FOUND', { detail: `${type.name} ${id} does not exist` });
+}
+
+function storedColumn(field: Field): string | undefined {
+  return field.kind === 'scalar' || field.kind === 'toOne' || field.kind === 'file' ? field.column : undefined;
+}
+
+/** A validated JS value as the driver stores it. */
+function toStored(field: Field, value: unknown): SqlValue {
+  if (value === null || value === undefined) return null;
+  if (field.kind === 'scalar' && (field.list || field.scalar === 'JSON')) return JSON.stringify(value);
+  if (value instanceof Date) return value.toISOString();
+  return value as SqlValue;
+}

@@ -1,0 +1,63 @@
+/**
+ * The one table of client-visible error codes. REST renders them as RFC 9457
+ * problem+json with `code`, GraphQL as `errors[].extensions.code`; both read
+ * status and title from here, so the two styles can never disagree.
+ *
+ * Codes are grouped by the pipeline stage that raises them and are never
+ * reused for another meaning once published.
+ */
+export const ERROR_REGISTRY = {
+  // request: the HTTP envelope
+  BAD_REQUEST: { status: 400, title: 'Bad request' },
+  MALFORMED_JSON: { status: 400, title: 'Malformed JSON body' },
+  BODY_TOO_LARGE: { status: 413, title: 'Request body too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
+  NOT_ACCEPTABLE: { status: 406, title: 'Not acceptable' },
+  ROUTE_NOT_FOUND: { status: 404, title: 'No such route' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
+  PRECONDITION_FAILED: { status: 412, title: 'Precondition failed' },
+  PRECONDITION_REQUIRED: { status: 428, title: 'Precondition required' },
+  RATE_LIMITED: { status: 429, title: 'Too many requests' },
+
+  // query: what was asked for
+  QUERY_UNKNOWN_FIELD: { status: 400, title: 'Unknown field' },
+  QUERY_UNKNOWN_RELATION: { status: 400, title: 'Unknown relation' },
+  QUERY_INVALID_FILTER: { status: 400, title: 'Invalid filter' },
+  QUERY_INVALID_ORDER: { status: 400, title: 'Invalid order' },
+  QUERY_INVALID_CURSOR: { status: 400, title: 'Invalid cursor' },
+  QUERY_INVALID_ARGUMENT: { status: 400, title: 'Invalid argument' },
+  QUERY_PAGE_TOO_LARGE: { status: 400, title: 'Page size above the maximum' },
+  QUERY_TOO_COMPLEX: { status: 400, title: 'Query too complex' },
+  GRAPHQL_PARSE_FAILED: { status: 400, title: 'GraphQL syntax error' },
+  GRAPHQL_VALIDATION_FAILED: { status: 400, title: 'GraphQL validation failed' },
+  PERSISTED_QUERY_NOT_FOUND: { status: 400, title: 'Persisted query not found' },
+
+  // input: what was sent to be written
+  VALIDATION_FAILED: { status: 400, title: 'Validation failed' },
+  INPUT_UNKNOWN_FIELD: { status: 400, title: 'Unknown input field' },
+  INPUT_READONLY_FIELD: { status: 400, title: 'Field is read-only' },
+  INPUT_REQUIRED_FIELD: { status: 400, title: 'Required field missing' },
+  INPUT_WRONG_TYPE: { status: 400, title: 'Wrong type' },
+
+  // data: what the database said
+  NOT_FOUND: { status: 404, title: 'Not found' },
+  UNIQUE_VIOLATION: { status: 409, title: 'Unique constraint violated' },
+  RELATION_CONFLICT: { status: 409, title: 'Relation conflict' },
+  RELATION_TARGET_NOT_FOUND: { status: 409, title: 'Related record not found' },
+  DATABASE_UNAVAILABLE: { status: 503, title: 'Database unavailable' },
+  DATABASE_TIMEOUT: { status: 503, title: 'Database timed out' },
+
+  // schema: a user's SDL, reported by `diglot check` and at start-up
+  SCHEMA_INVALID: { status: 500, title: 'Schema invalid' },
+
+  // migration
+  MIGRATION_DESTRUCTIVE: { status: 500, title: 'Destructive migration refused' },
+
+  INTERNAL: { status: 500, title: 'Internal error' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_REGISTRY;
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_REGISTRY, code);
+}

@@ -1,0 +1,70 @@
+import { getArgumentValues, GraphQLError, OperationTypeNode, type FieldNode, type GraphQLObjectType, type OperationDefinitionNode } from 'graphql';
+import type { FieldRequest, ListArgs } from '../../plan/build-read.js';
+import type { FilterInput } from '../../plan/build-filter.js';
+import type { RootRole } from '../schema/roles.js';
+import { buildSelection, filterOf, listArgsOf, pageSize, type SelectionContext } from './build-selection.js';
+import { collectFields } from './collect-fields.js';
+
+/**
+ * One root field of an operation, ready to plan: each becomes one plan (one
+ * SQL statement) or, for mutations, one write and one read. Root fields that
+ * are not data (`__typename`, introspection) are answered by graphql-js.
+ */
+export type RootStep =
+  | { readonly kind: 'typename'; readonly key: string; readonly value: string }
+  | { readonly kind: 'introspection'; readonly key: string; readonly nodes: readonly FieldNode[] }
+  | {
+      readonly kind: 'data';
+      readonly key: string;
+      readonly nodes: readonly FieldNode[];
+      readonly role: RootRole;
+      readonly nullable: boolean;
+      readonly args: Readonly<Record<string, unknown>>;
+      readonly select: readonly FieldRequest[];
+      /** Root lists only. */
+      readonly list: ListArgs | undefined;
+      readonly filter: FilterInput | undefined;
+    }
+  /** The field's arguments or selection could not be made sense of. */
+  | { readonly kind: 'failed'; readonly key: string; readonly nodes: readonly FieldNode[]; readonly nullable: boolean; readonly error: unknown };
+
+export interface CompiledOperation {
+  readonly steps: readonly RootStep[];
+  /** Estimated rows read by the whole operation (see BuiltSelection). */
+  readonly cost: number;
+}
+
+export function compileOperation(ctx: SelectionContext, operation: OperationDefinitionNode): CompiledOperation {
+  const isMutation = operation.operation === OperationTypeNode.MUTATION;
+  const rootType = (isMutation ? ctx.schema.getMutationType() : ctx.schema.getQueryType()) as GraphQLObjectType;
+  const roles = isMutation ? ctx.generated.mutation : ctx.generated.query;
+  const steps: RootStep[] = [];
+  let cost = 0;
+  for (const [key, nodes] of collectFields(ctx, rootType, [operation.selectionSet])) {
+    const node = nodes[0] as FieldNode;
+    const name = node.name.value;
+    if (name === '__typename') {
+      steps.push({ kind: 'typename', key, value: rootType.name });
+      continue;
+    }
+    if (name === '__schema' || name === '__type') {
+      steps.push({ kind: 'introspection', key, nodes });
+      continue;
+    }
+    const role = roles.get(name);
+    const definition = rootType.getFields()[name];
+    if (role === undefined || definition === undefined) throw new Error(`Validated root field ${rootType.name}.${name} has no role`);
+    const nullable = role.kind === 'one' || role.kind === 'delete';
+    try {
+      const args = getArgumentValues(definition, node, ctx.variables);
+      const built = role.kind === 'count' ? { select: [], cost: 0 } : buildSelection(ctx, role.type.name, nodes);
+      const list = role.kind === 'list' ? listArgsOf(args) : undefined;
+      steps.push({ kind: 'data', key, nodes, role, nullable, args, select: built.select, list, filter: filterOf(args['filter']) });
+      cost += list === undefined ? 1 + built.cost : pageSize(list, ctx.planLimits) * (1 + built.cost);
+    } catch (error) {
+      if (!(error instanceof GraphQLError)) throw error;
+      steps.push({ kind: 'failed', key, nodes, nullable, error });
+    }
+  }
+  return { steps, cost };
+}

@@ -1,0 +1,232 @@
+import { OperationTypeNode, type FieldNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
+import type { CachePolicy, Engine, ReadResult } from '../../engine/engine.js';
+import { ApiError, isApiError } from '../../errors/api-error.js';
+import { planReadList, planReadOne, type PlanLimits } from '../../plan/build-read.js';
+import type { ReadPlan } from '../../plan/read-plan.js';
+import { validateInput } from '../../plan/validate-input.js';
+import { formatError, type FormatOptions, type FormattedError } from '../response/format-error.js';
+import { responseBody } from '../response/response-body.js';
+import type { GeneratedSchema } from '../schema/roles.js';
+import type { RootStep } from './compile-operation.js';
+import { introspect, type FieldOutcome } from './introspect.js';
+
+export interface RunContext {
+  readonly engine: Engine;
+  readonly generated: GeneratedSchema;
+  readonly planLimits: PlanLimits;
+  readonly format: FormatOptions;
+}
+
+export interface RunnableOperation {
+  readonly operation: OperationDefinitionNode;
+  readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>;
+  readonly rawVariables: Readonly<Record<string, unknown>>;
+  readonly steps: readonly RootStep[];
+}
+
+/** Conditional-read facts, for GET and persisted operations. */
+export interface CacheRequest {
+  readonly key: string;
+  readonly ifNoneMatch: string | undefined;
+}
+
+export type RunOutcome =
+  /** `validators` is set when the response may be cached (a cacheable read without errors). */
+  | { readonly status: 200; readonly body: string; readonly validators: { readonly etag: string; readonly policy: CachePolicy } | undefined }
+  | { readonly status: 304; readonly etag: string; readonly policy: CachePolicy };
+
+type DataStep = Extract<RootStep, { kind: 'data' }>;
+type Planned = { readonly index: number; readonly step: DataStep; readonly plan: ReadPlan };
+
+/**
+ * Runs a compiled operation: queries as one plan per root field (each one
+ * SQL statement), mutations one root field after another as the spec
+ * requires. The database's JSON for each field is spliced into the body
+ * unparsed.
+ */
+export async function runOperation(ctx: RunContext, op: RunnableOperation, cache: CacheRequest | undefined): Promise<RunOutcome> {
+  const outcomes: (FieldOutcome | undefined)[] = op.steps.map(() => undefined);
+  const introspected = await introspect(
+    ctx.generated.schema,
+    op.operation,
+    op.fragments,
+    op.rawVariables,
+    op.steps.flatMap((step) => (step.kind === 'introspection' ? [{ key: step.key, nodes: step.nodes }] : [])),
+  );
+  op.steps.forEach((step, index) => {
+    if (step.kind === 'typename') outcomes[index] = { json: JSON.stringify(step.value) };
+    else if (step.kind === 'introspection') outcomes[index] = introspected.get(step.key);
+    else if (step.kind === 'failed') outcomes[index] = { error: step.error };
+  });
+
+  if (op.operation.operation === OperationTypeNode.MUTATION) {
+    for (const [index, step] of op.steps.entries()) {
+      if (step.kind !== 'data') continue;
+      outcomes[index] = await settle(() => runMutation(ctx, step));
+    }
+    return { status: 200, body: assemble(ctx, op.steps, outcomes), validators: undefined };
+  }
+
+  const planned: Planned[] = [];
+  op.steps.forEach((step, index) => {
+    if (step.kind !== 'data') return;
+    try {
+      planned.push({ index, step, plan: readPlanOf(ctx, step) });
+    } catch (error) {
+      outcomes[index] = { error };
+    }
+  });
+
+  const failed = outcomes.some((outcome) => outcome !== undefined && 'error' in outcome);
+  if (cache !== undefined && !failed) {
+    try {
+      const response = await ctx.engine.readCached({
+        plans: planned.map((entry) => entry.plan),
+        key: cache.key,
+        ifNoneMatch: cache.ifNoneMatch,
+        render: (results) => {
+          planned.forEach((entry, i) => {
+            outcomes[entry.index] = { json: jsonOf(entry.step, results[i] as ReadResult) };
+          });
+          return assemble(ctx, op.steps, outcomes);
+        },
+      });
+      if (response.status === 304) return { status: 304, etag: response.etag, policy: response.policy };
+      return { status: 200, body: response.body, validators: { etag: response.etag, policy: response.policy } };
+    } catch (error) {
+      for (const entry of planned) outcomes[entry.index] = { error };
+      return { status: 200, body: assemble(ctx, op.steps, outcomes), validators: undefined };
+    }
+  }
+
+  await Promise.all(
+    planned.map(async (entry) => {
+      outcomes[entry.index] = await settle(async () => jsonOf(entry.step, await ctx.engine.read(entry.plan)));
+    }),
+  );
+  return { status: 200, body: assemble(ctx, op.steps, outcomes), validators: undefined };
+}
+
+async function settle(work: () => Promise<string>): Promise<FieldOutcome> {
+  try {
+    return { json: await work() };
+  } catch (error) {
+    return { error };
+  }
+}
+
+function readPlanOf(ctx: RunContext, step: DataStep): ReadPlan {
+  const { model } = ctx.engine;
+  const options = { limits: ctx.planLimits, fromText: false };
+  const type = step.role.type.name;
+  switch (step.role.kind) {
+    case 'one':
+      return planReadOne(model, type, idArgument(step.args['id']), step.select, options);
+    case 'list':
+      return planReadList(model, type, step.list ?? {}, step.select, options);
+    case 'count':
+      // No rows, only the total: the count rides on the same one statement.
+      return planReadList(model, type, { filter: step.filter, first: 0 }, [], { ...options, totalCount: true });
+    default:
+      throw new Error(`${step.role.kind} is not a read`);
+  }
+}
+
+function jsonOf(step: DataStep, result: ReadResult): string {
+  if (result.kind === 'one') return result.json ?? 'null';
+  if (step.role.kind === 'count') return String(result.totalCount ?? 0);
+  return result.json;
+}
+
+async function runMutation(ctx: RunContext, step: DataStep): Promise<string> {
+  const { engine } = ctx;
+  const { model } = engine;
+  const type = step.role.type;
+  const options = { limits: ctx.planLimits, fromText: false };
+  const readBack = async (id: string): Promise<string> => {
+    const result = await engine.read(planReadOne(model, type.name, id, step.select, options));
+    return result.kind === 'one' && result.json !== null ? result.json : 'null';
+  };
+  const role = step.role;
+  switch (role.kind) {
+    case 'create': {
+      const values = validateInput(model, type, step.args['input'] ?? {}, 'create');
+      const { id } = await engine.write({ kind: 'create', type: type.name, values });
+      return readBack(id);
+    }
+    case 'update': {
+      const id = idArgument(step.args['id']);
+      const values = validateInput(model, type, step.args['input'] ?? {}, 'patch');
+      await engine.write({ kind: 'update', type: type.name, id, values, replace: false });
+      return readBack(id);
+    }
+    case 'delete':
+      return deleteReturning(ctx, step, idArgument(step.args['id']));
+    case 'connect':
+    case 'disconnect': {
+      const id = idArgument(step.args['id']);
+      await engine.write({ kind: role.kind, type: type.name, field: role.field.name, id, targetId: idArgument(step.args['targetId']) });
+      return readBack(id);
+    }
+    default:
+      throw new Error(`${role.kind} is not a mutation`);
+  }
+}
+
+/**
+ * The record as it was, read inside the delete's own transaction (the
+ * engine's precondition hook runs there, after the row is locked), so the
+ * answer is exactly what was deleted.
+ */
+async function deleteReturning(ctx: RunContext, step: DataStep, id: string): Promise<string> {
+  const type = step.role.type;
+  const plan = planReadOne(ctx.engine.model, type.name, id, step.select, { limits: ctx.planLimits, fromText: false });
+  let before = null as string | null;
+  try {
+    await ctx.engine.write(
+      { kind: 'delete', type: type.name, id },
+      {
+        ifMatch: '*',
+        plan,
+        render: (result) => {
+          before = result.kind === 'one' ? result.json : null;
+          return before ?? undefined;
+        },
+      },
+    );
+  } catch (error) {
+    // `If-Match: *` fails only when there is no record: that is a 404 here.
+    if (before === null && isApiError(error) && error.code === 'PRECONDITION_FAILED') {
+      throw new ApiError('NOT_FOUND', { detail: `${type.name} ${id} does not exist` });
+    }
+    throw error;
+  }
+  return before ?? 'null';
+}
+
+function idArgument(value: unknown): string {
+  if (typeof value !== 'string') throw new ApiError('QUERY_INVALID_ARGUMENT', { detail: 'An id must be a string' });
+  return value;
+}
+
+/**
+ * The response body: root fields in selection order. A failed non-null root
+ * field makes `data` null (GraphQL's null propagation, spec §6.4.4).
+ */
+function assemble(ctx: RunContext, steps: readonly RootStep[], outcomes: readonly (FieldOutcome | undefined)[]): string {
+  const errors: FormattedError[] = [];
+  const entries: string[] = [];
+  let dataIsNull = false;
+  for (const [index, step] of steps.entries()) {
+    const outcome = outcomes[index] ?? { error: new Error(`root field ${step.key} produced nothing`) };
+    if ('json' in outcome) {
+      entries.push(`${JSON.stringify(step.key)}:${outcome.json}`);
+      continue;
+    }
+    const nodes: readonly FieldNode[] = step.kind === 'typename' ? [] : step.nodes;
+    errors.push(formatError(outcome.error, ctx.format, { nodes, path: outcome.path ?? [step.key] }));
+    entries.push(`${JSON.stringify(step.key)}:null`);
+    if (step.kind === 'data' || step.kind === 'failed' ? !step.nullable : step.key === '__schema') dataIsNull = true;
+  }
+  return responseBody(errors, dataIsNull ? 'null' : `{${entries.join(',')}}`);
+}

@@ -1,0 +1,118 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { printSchema } from 'graphql';
+import type { Engine } from '../engine/engine.js';
+import { ApiError, isApiError } from '../errors/api-error.js';
+import type { PlanLimits } from '../plan/build-read.js';
+import type { Model } from '../schema/model.js';
+import { buildGraphqlSchema } from './schema/build-schema.js';
+import { createGraphqlHandler, type GraphqlHttpResponse, type JsonMedia } from './handle-graphql.js';
+import { resolveGraphqlOptions, type GraphqlOptions } from './graphql-options.js';
+import { graphiqlPage } from './http/graphiql-page.js';
+import { paramsFromBody, paramsFromSearch } from './http/graphql-params.js';
+import { HTML_MEDIA, JSON_MEDIA, negotiate } from './http/negotiate.js';
+
+export type { GraphqlLimits, GraphqlOptions, PersistedDocumentsOptions } from './graphql-options.js';
+export { DEFAULT_GRAPHQL_LIMITS } from './graphql-options.js';
+
+/** The generated schema as SDL (for `diglot` commands, docs and clients' code generators). */
+export function printGraphqlSchema(model: Model): string {
+  return printSchema(buildGraphqlSchema(model).schema);
+}
+
+export interface GraphqlApiOptions {
+  readonly engine: Engine;
+  readonly limits: PlanLimits;
+  readonly graphql?: GraphqlOptions;
+}
+
+const ENDPOINT = '/graphql';
+
+/**
+ * The query style at `/graphql` (GraphQL over HTTP): POST with an
+ * application/json body, GET for queries (cacheable: ETag, Cache-Control,
+ * 304), GraphiQL for browsers. Its own body parser and error handler, so
+ * every failure here, even one Fastify raises before the handler, answers in
+ * GraphQL's shape rather than problem+json.
+ */
+export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOptions): void {
+  const resolved = resolveGraphqlOptions(options.graphql);
+  const handler = createGraphqlHandler(options.engine, options.limits, resolved);
+  const graphiql = graphiqlPage(ENDPOINT);
+
+  app.register((scope, _pluginOptions, done) => {
+    // The body arrives as text: parsing it here turns bad JSON into a GraphQL error, not a problem document.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, parsed) => {
+      parsed(null, body);
+    });
+
+    scope.setErrorHandler((raw: FastifyError | Error, request, reply) => {
+      const error = toApiError(raw);
+      void send(reply, handler.httpError(error, mediaOf(request), request.log));
+    });
+
+    scope.route({
+      method: ['GET', 'POST'],
+      url: ENDPOINT,
+      handler: async (request, reply) => {
+        const method = request.method === 'POST' ? 'POST' : 'GET';
+        const media = negotiate(header(request, 'accept'), method === 'GET' && resolved.graphiql);
+        if (media === undefined) {
+          throw new ApiError('NOT_ACCEPTABLE', {
+            detail: 'This endpoint answers in application/graphql-response+json or application/json',
+            extensions: { accept: ['application/graphql-response+json', 'application/json'] },
+          });
+        }
+        if (media === HTML_MEDIA) {
+          return reply.code(200).header('content-type', 'text/html; charset=utf-8').header('vary', 'Accept').send(graphiql());
+        }
+        if (method === 'POST' && header(request, 'content-type') === undefined) {
+          throw new ApiError('UNSUPPORTED_MEDIA_TYPE', { detail: 'Send the request as application/json' });
+        }
+        const params = method === 'POST' ? paramsFromBody(request.body) : paramsFromSearch(searchOf(request.url));
+        const response = await handler.handle({ method, params, media, ifNoneMatch: header(request, 'if-none-match'), log: request.log });
+        return send(reply, response);
+      },
+    });
+
+    scope.route({
+      method: ['PUT', 'PATCH', 'DELETE'],
+      url: ENDPOINT,
+      handler: () => {
+        throw new ApiError('METHOD_NOT_ALLOWED', { detail: 'GraphQL takes GET (queries) and POST', extensions: { allow: ['GET', 'HEAD', 'POST'] } });
+      },
+    });
+    done();
+  });
+}
+
+function send(reply: FastifyReply, response: GraphqlHttpResponse): FastifyReply {
+  return reply.code(response.status).headers(response.headers).send(response.body);
+}
+
+/** The media type an error answers in: negotiated when possible, JSON otherwise. */
+function mediaOf(request: FastifyRequest): JsonMedia {
+  const media = negotiate(header(request, 'accept'), false);
+  return media === undefined || media === HTML_MEDIA ? JSON_MEDIA : media;
+}
+
+/** Fastify's envelope errors as registered codes; anything else stays as is, to be masked as INTERNAL. */
+function toApiError(raw: FastifyError | Error): unknown {
+  if (isApiError(raw)) return raw;
+  const code = (raw as Partial<FastifyError>).code;
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new ApiError('UNSUPPORTED_MEDIA_TYPE', { detail: 'Send the request as application/json' });
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new ApiError('BODY_TOO_LARGE', { detail: 'The request body is larger than this server accepts' });
+  const status = (raw as Partial<FastifyError>).statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) return new ApiError('BAD_REQUEST', { detail: raw.message });
+  return raw;
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function searchOf(url: string): string {
+  const at = url.indexOf('?');
+  return at < 0 ? '' : url.slice(at + 1);
+}

@@ -1,0 +1,121 @@
+import {
+  GraphQLEnumType,
+  GraphQLID,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLSchema,
+  type GraphQLFieldConfigMap,
+  type GraphQLNamedType,
+} from 'graphql';
+import type { Model, ResourceType } from '../../schema/model.js';
+import { toCamelCase, toPascalCase } from '../../util/naming.js';
+import { filterType, operatorFilterType, orderType } from './filter-types.js';
+import { mutationInputType } from './input-types.js';
+import { fieldRolesOf, listArguments, objectType } from './object-types.js';
+import type { FieldRole, GeneratedSchema, InputRole, RootRole } from './roles.js';
+import { memo, type SchemaContext } from './schema-context.js';
+
+/**
+ * The GraphQL schema of a model (graphql-js type objects, no resolvers):
+ *
+ *   Query     user(id) · users(filter, orderBy, first, after, last, before) · usersCount(filter)
+ *   Mutation  createUser(input) · updateUser(id, input) · deleteUser(id)
+ *             addUserFollowing(id, targetId) · removeUserFollowing(id, targetId)
+ *
+ * Lists are plain lists (not Relay connections); each record's `_cursor`
+ * pages them. The roles returned beside the schema say what every field
+ * means in model terms, which is all the executor needs.
+ */
+export function buildGraphqlSchema(model: Model): GeneratedSchema {
+  const objectRoles = new Map<string, ReadonlyMap<string, FieldRole>>(model.types.map((type) => [type.name, fieldRolesOf(model, type)]));
+  const ctx: SchemaContext = {
+    model,
+    enumType: memo((name) => enumType(model, name)),
+    objectType: memo((name) => objectType(ctx, name, objectRoles.get(name) ?? new Map())),
+    filterType: memo((name) => filterType(ctx, name)),
+    orderType: memo((name) => orderType(ctx, name)),
+    operatorFilter: memo((name) => operatorFilterType(ctx, name)),
+  };
+
+  const queryRoles = new Map<string, RootRole>();
+  const mutationRoles = new Map<string, RootRole>();
+  const inputRoles = new Map<string, InputRole>();
+  const queryFields: GraphQLFieldConfigMap<unknown, unknown> = {};
+  const mutationFields: GraphQLFieldConfigMap<unknown, unknown> = {};
+  const id = { type: new GraphQLNonNull(GraphQLID) };
+
+  for (const type of model.types) {
+    const object = ctx.objectType(type.name);
+    const filter = { type: ctx.filterType(type.name) };
+    inputRoles.set(`${type.name}Filter`, { kind: 'filter' });
+    inputRoles.set(`${type.name}Order`, { kind: 'order' });
+    const one = toCamelCase(type.name);
+    queryFields[one] = { type: object, args: { id }, description: `One ${type.name} by id; null when there is none.` };
+    queryRoles.set(one, { kind: 'one', type });
+    queryFields[type.plural] = { type: listOf(object), args: listArguments(ctx, type), description: describeList(type) };
+    queryRoles.set(type.plural, { kind: 'list', type });
+    const count = `${type.plural}Count`;
+    queryFields[count] = { type: new GraphQLNonNull(GraphQLInt), args: { filter }, description: `The number of ${type.plural} matching the filter.` };
+    queryRoles.set(count, { kind: 'count', type });
+
+    const createInput = mutationInputType(ctx, type, 'create');
+    const updateInput = mutationInputType(ctx, type, 'update');
+    mutationFields[`create${type.name}`] = {
+      type: new GraphQLNonNull(object),
+      args: createInput === undefined ? {} : { input: { type: new GraphQLNonNull(createInput) } },
+      description: `Creates a ${type.name} and returns it.`,
+    };
+    mutationRoles.set(`create${type.name}`, { kind: 'create', type });
+    if (createInput !== undefined) inputRoles.set(createInput.name, { kind: 'input', type });
+    if (updateInput !== undefined) {
+      mutationFields[`update${type.name}`] = {
+        type: new GraphQLNonNull(object),
+        args: { id, input: { type: new GraphQLNonNull(updateInput) } },
+        description: `Changes the given fields of a ${type.name} and returns it.`,
+      };
+      mutationRoles.set(`update${type.name}`, { kind: 'update', type });
+      inputRoles.set(updateInput.name, { kind: 'input', type });
+    }
+    mutationFields[`delete${type.name}`] = { type: object, args: { id }, description: `Deletes a ${type.name} and returns it as it was.` };
+    mutationRoles.set(`delete${type.name}`, { kind: 'delete', type });
+    for (const field of type.fields) {
+      if (field.kind !== 'manyToMany') continue;
+      const suffix = `${type.name}${toPascalCase(field.name)}`;
+      const args = { id, targetId: id };
+      mutationFields[`add${suffix}`] = { type: new GraphQLNonNull(object), args, description: `Adds a ${field.target} to ${type.name}.${field.name}; adding one already there changes nothing.` };
+      mutationRoles.set(`add${suffix}`, { kind: 'connect', type, field });
+      mutationFields[`remove${suffix}`] = { type: new GraphQLNonNull(object), args, description: `Removes a ${field.target} from ${type.name}.${field.name}; removing one not there changes nothing.` };
+      mutationRoles.set(`remove${suffix}`, { kind: 'disconnect', type, field });
+    }
+  }
+
+  // Every type is reachable from a root field, but list them so the order of
+  // types in introspection follows the model.
+  const types: GraphQLNamedType[] = model.types.map((type) => ctx.objectType(type.name));
+  const schema = new GraphQLSchema({
+    query: new GraphQLObjectType({ name: 'Query', fields: queryFields }),
+    mutation: new GraphQLObjectType({ name: 'Mutation', fields: mutationFields }),
+    types,
+  });
+  return Object.freeze({ schema, query: queryRoles, mutation: mutationRoles, objects: objectRoles, inputs: inputRoles });
+}
+
+function listOf(object: GraphQLObjectType): GraphQLNonNull<GraphQLList<GraphQLNonNull<GraphQLObjectType>>> {
+  return new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(object)));
+}
+
+function describeList(type: ResourceType): string {
+  return `${type.plural}: filtered, ordered and paged with first/after or last/before (cursors come from each record's _cursor).`;
+}
+
+function enumType(model: Model, name: string): GraphQLEnumType {
+  const declared = model.enums.get(name);
+  if (declared === undefined) throw new Error(`The model has no enum ${name}`);
+  return new GraphQLEnumType({
+    name,
+    description: declared.description,
+    values: Object.fromEntries(declared.values.map((value) => [value, { value }])),
+  });
+}

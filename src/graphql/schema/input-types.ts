@@ -1,0 +1,44 @@
+import { GraphQLID, GraphQLInputObjectType, GraphQLNonNull, type GraphQLInputFieldConfigMap } from 'graphql';
+import type { ResourceType } from '../../schema/model.js';
+import { scalarInputType } from './object-types.js';
+import type { SchemaContext } from './schema-context.js';
+
+/**
+ * `Create<T>Input` and `Update<T>Input`: the writable fields, as REST's
+ * body accepts them. Server-managed fields (`id`, `@readonly`, timestamps)
+ * are absent; to-one relations are set by id; list relations change through
+ * their own mutations. Files arrive as uploads, not in these inputs.
+ *
+ * Returns undefined when the type has no writable field (an input object
+ * with no fields is not valid GraphQL).
+ */
+export function mutationInputType(ctx: SchemaContext, type: ResourceType, mode: 'create' | 'update'): GraphQLInputObjectType | undefined {
+  const fields: GraphQLInputFieldConfigMap = {};
+  for (const field of type.fields) {
+    if (field.kind === 'scalar' && !field.readonly) {
+      const required = mode === 'create' && !field.optionalOnCreate;
+      fields[field.name] = {
+        type: scalarInputType(ctx, field, required),
+        description: field.description,
+        // graphql-js refuses deprecation on required input fields.
+        deprecationReason: required ? undefined : field.deprecated,
+      };
+    } else if (field.kind === 'toOne' && !field.readonly) {
+      const required = mode === 'create' && !field.nullable;
+      fields[field.name] = {
+        type: required ? new GraphQLNonNull(GraphQLID) : GraphQLID,
+        description: field.description ?? `The id of a ${field.target}.`,
+        deprecationReason: required ? undefined : field.deprecated,
+      };
+    }
+  }
+  if (Object.keys(fields).length === 0) return undefined;
+  return new GraphQLInputObjectType({
+    name: mode === 'create' ? `Create${type.name}Input` : `Update${type.name}Input`,
+    description:
+      mode === 'create'
+        ? `A new ${type.name}. Fields left out take their default (or null).`
+        : `Changes to a ${type.name}: only the fields given change; null clears a nullable field.`,
+    fields,
+  });
+}

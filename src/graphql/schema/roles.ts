@@ -1,0 +1,45 @@
+import type { GraphQLSchema } from 'graphql';
+import type { ManyToManyRelation, ResourceType } from '../../schema/model.js';
+
+/**
+ * What each generated GraphQL field means in model terms. The executor reads
+ * these instead of resolvers: a field is never "run", it is translated into
+ * a `FieldRequest` or a plan.
+ */
+
+/** A root field of Query or Mutation. */
+export type RootRole =
+  | { readonly kind: 'one' | 'list' | 'count' | 'create' | 'update' | 'delete'; readonly type: ResourceType }
+  | { readonly kind: 'connect' | 'disconnect'; readonly type: ResourceType; readonly field: ManyToManyRelation };
+
+/** A field of a generated object type. */
+export type FieldRole =
+  /** A column: scalar, enum, list of scalars, JSON. */
+  | { readonly kind: 'value'; readonly field: string }
+  /** A file field: the URL, with its `size:` argument. */
+  | { readonly kind: 'file'; readonly field: string }
+  | { readonly kind: 'toOne'; readonly field: string; readonly target: ResourceType }
+  | { readonly kind: 'list'; readonly field: string; readonly target: ResourceType }
+  /** `postsCount(filter:)` — the number of related records. */
+  | { readonly kind: 'count'; readonly field: string }
+  /** `_cursor` — this record's position in the list it was read in. */
+  | { readonly kind: 'cursor' };
+
+/**
+ * Generated input types that mirror a REST input rule, so a GraphQL
+ * coercion error inside them can carry the same code REST would give.
+ */
+export type InputRole =
+  | { readonly kind: 'input'; readonly type: ResourceType }
+  | { readonly kind: 'filter' }
+  | { readonly kind: 'order' };
+
+export interface GeneratedSchema {
+  readonly schema: GraphQLSchema;
+  readonly query: ReadonlyMap<string, RootRole>;
+  readonly mutation: ReadonlyMap<string, RootRole>;
+  /** Object type name → field name → role. */
+  readonly objects: ReadonlyMap<string, ReadonlyMap<string, FieldRole>>;
+  /** Input type name → role. */
+  readonly inputs: ReadonlyMap<string, InputRole>;
+}

@@ -1,0 +1,245 @@
+import { ApiError } from '../errors/api-error.js';
+import type { Field, Model, ResourceType } from '../schema/model.js';
+import { suggest } from '../util/suggest.js';
+import { buildFilter, type FilterInput } from './build-filter.js';
+import { decodeCursor } from './cursor.js';
+import type { Cursor, ListNode, OrderKey, Page, Param, ReadNode, ReadPlan, Selection } from './read-plan.js';
+
+/**
+ * Builders from neutral arguments to read plans. REST (`?fields=…&include=…`)
+ * and GraphQL (a selection set) both describe what they want as
+ * `FieldRequest`s; from here on the two styles are the same question.
+ */
+
+export interface PlanLimits {
+  /** Rows in a page when the client does not say. */
+  readonly defaultPageSize: number;
+  /** The hard maximum of any page, at any depth. */
+  readonly maxPageSize: number;
+}
+
+export const DEFAULT_LIMITS: PlanLimits = Object.freeze({ defaultPageSize: 20, maxPageSize: 100 });
+
+export interface ListArgs {
+  readonly filter?: FilterInput | undefined;
+  readonly orderBy?: readonly OrderKey[] | undefined;
+  readonly first?: number | undefined;
+  readonly last?: number | undefined;
+  readonly after?: string | undefined;
+  readonly before?: string | undefined;
+}
+
+export type FieldRequest =
+  /** A column, a file (with its image `size`), or a relation with its own selection. */
+  | {
+      readonly key: string;
+      readonly field: string;
+      readonly size?: number | undefined;
+      readonly select?: readonly FieldRequest[] | undefined;
+      readonly list?: ListArgs | undefined;
+    }
+  /** The number of related records (`postsCount`, `?include=posts.count`). */
+  | { readonly key: string; readonly countOf: string; readonly filter?: FilterInput | undefined }
+  /** GraphQL's `__typename`. */
+  | { readonly key: string; readonly typename: true }
+  /** The record's cursor in its list, to pass to `after` / `before`. */
+  | { readonly key: string; readonly cursor: true };
+
+export interface PlanOptions {
+  readonly limits: PlanLimits;
+  /** Filter values arrived as URL text. */
+  readonly fromText: boolean;
+}
+
+class Params {
+  readonly values: unknown[] = [];
+  add = (value: unknown): Param => {
+    this.values.push(value);
+    return { param: this.values.length - 1 };
+  };
+}
+
+export function planReadOne(model: Model, typeName: string, id: string, select: readonly FieldRequest[], options: PlanOptions): ReadPlan {
+  const params = new Params();
+  const type = resourceType(model, typeName);
+  const node = buildNode(model, params, type, select, options, typeName);
+  return freeze({ kind: 'read', root: { kind: 'one', node, id: params.add(id) }, params: params.values });
+}
+
+export interface ListPlanOptions extends PlanOptions {
+  /** Scope the list to a relation of one record: `/users/42/posts`. */
+  readonly parent?: { readonly type: string; readonly field: string; readonly id: string } | undefined;
+  readonly totalCount?: boolean | undefined;
+}
+
+export function planReadList(
+  model: Model,
+  typeName: string,
+  args: ListArgs,
+  select: readonly FieldRequest[],
+  options: ListPlanOptions,
+): ReadPlan {
+  const params = new Params();
+  let type = resourceType(model, typeName);
+  let parent: { type: string; field: string; id: Param } | undefined;
+  if (options.parent !== undefined) {
+    const parentType = resourceType(model, options.parent.type);
+    const field = parentType.fieldsByName.get(options.parent.field);
+    if (field?.kind !== 'toMany' && field?.kind !== 'manyToMany') {
+      throw new ApiError('QUERY_UNKNOWN_RELATION', { detail: `${parentType.name} has no list relation "${options.parent.field}"` });
+    }
+    type = resourceType(model, field.target);
+    parent = { type: parentType.name, field: field.name, id: params.add(options.parent.id) };
+  }
+  const node = buildListNode(model, params, type, select, args, options, type.plural);
+  return freeze({ kind: 'read', root: { kind: 'list', node, parent, totalCount: options.totalCount === true }, params: params.values });
+}
+
+function buildNode(model: Model, params: Params, type: ResourceType, select: readonly FieldRequest[], options: PlanOptions, path: string): ReadNode {
+  const selections = select.map((request) => buildSelection(model, params, type, request, options, path));
+  return { type: type.name, select: selections };
+}
+
+function buildListNode(
+  model: Model,
+  params: Params,
+  type: ResourceType,
+  select: readonly FieldRequest[],
+  args: ListArgs,
+  options: PlanOptions,
+  path: string,
+): ListNode {
+  const filter =
+    args.filter === undefined
+      ? undefined
+      : buildFilter({ model, param: params.add, fromText: options.fromText, path: `${path}.filter` }, type, args.filter);
+  const order = buildOrder(type, args.orderBy ?? [], path);
+  const node = buildNode(model, params, type, select, options, path);
+  const page = buildPage(params, order, args, options.limits, path);
+  return { ...node, filter, order, page };
+}
+
+function buildSelection(model: Model, params: Params, type: ResourceType, request: FieldRequest, options: PlanOptions, path: string): Selection {
+  if ('typename' in request) return { kind: 'constant', key: request.key, value: type.name };
+  if ('cursor' in request) return { kind: 'cursor', key: request.key };
+  if ('countOf' in request) {
+    const field = fieldOf(type, request.countOf, path);
+    if (field.kind !== 'toMany' && field.kind !== 'manyToMany') {
+      throw new ApiError('QUERY_UNKNOWN_RELATION', { detail: `${type.name}.${field.name} is not a list relation and has no count` });
+    }
+    const target = resourceType(model, field.target);
+    const filter =
+      request.filter === undefined
+        ? undefined
+        : buildFilter({ model, param: params.add, fromText: options.fromText, path: `${path}.${request.key}.filter` }, target, request.filter);
+    return { kind: 'count', key: request.key, field: field.name, filter };
+  }
+  const field = fieldOf(type, request.field, path);
+  const here = `${path}.${request.key}`;
+  switch (field.kind) {
+    case 'scalar':
+      return { kind: 'column', key: request.key, field: field.name };
+    case 'file': {
+      if (request.size === undefined) return { kind: 'file', key: request.key, field: field.name, size: undefined };
+      return { kind: 'file', key: request.key, field: field.name, size: params.add(snapSize(field.image.sizes, request.size, here)) };
+    }
+    case 'toOne': {
+      // A to-one relation without a sub-selection is its id, as written.
+      if (request.select === undefined) return { kind: 'column', key: request.key, field: field.name };
+      const target = resourceType(model, field.target);
+      return { kind: 'toOne', key: request.key, field: field.name, node: buildNode(model, params, target, request.select, options, here) };
+    }
+    case 'toMany':
+    case 'manyToMany': {
+      const target = resourceType(model, field.target);
+      const select = request.select ?? [{ key: 'id', field: 'id' }];
+      return { kind: 'toMany', key: request.key, field: field.name, node: buildListNode(model, params, target, select, request.list ?? {}, options, here) };
+    }
+  }
+}
+
+/**
+ * Image sizes snap *up* to the next size in the field's allow-list (the
+ * largest when asked for more), so a client never gets a smaller picture than
+ * it asked for and the server never makes sizes nobody declared.
+ */
+export function snapSize(sizes: readonly number[], requested: number, path: string): number {
+  if (!Number.isInteger(requested) || requested < 1) {
+    throw new ApiError('QUERY_INVALID_ARGUMENT', { detail: `${path}: size must be a positive integer`, extensions: { path } });
+  }
+  return sizes.find((size) => size >= requested) ?? (sizes[sizes.length - 1] as number);
+}
+
+function buildOrder(type: ResourceType, requested: readonly OrderKey[], path: string): OrderKey[] {
+  const order: OrderKey[] = [];
+  for (const key of requested) {
+    const field = type.fieldsByName.get(key.field);
+    const sortable = field !== undefined && (field.kind === 'toOne' || (field.kind === 'scalar' && !field.list && field.scalar !== 'JSON'));
+    if (!sortable) {
+      const candidates = type.fields.filter((f) => f.kind === 'toOne' || (f.kind === 'scalar' && !f.list && f.scalar !== 'JSON')).map((f) => f.name);
+      const hint = suggest(key.field, candidates);
+      throw new ApiError('QUERY_INVALID_ORDER', {
+        detail:
+          field === undefined
+            ? `${path}: ${type.name} has no field "${key.field}"${hint === undefined ? '' : `; did you mean "${hint}"?`}`
+            : `${path}: ${type.name}.${key.field} cannot be sorted on`,
+        extensions: { path, ...(hint === undefined ? {} : { suggestion: hint }) },
+      });
+    }
+    if (order.some((existing) => existing.field === key.field)) continue;
+    order.push({ field: key.field, direction: key.direction });
+    // The id is unique: keys after it can never matter.
+    if (key.field === 'id') return order;
+  }
+  // A unique last key makes the order total, which keyset paging needs.
+  order.push({ field: 'id', direction: 'asc' });
+  return order;
+}
+
+function buildPage(params: Params, order: readonly OrderKey[], args: ListArgs, limits: PlanLimits, path: string): Page {
+  if (args.first !== undefined && args.last !== undefined) {
+    throw new ApiError('QUERY_INVALID_ARGUMENT', { detail: `${path}: give first or last, not both` });
+  }
+  const requested = args.first ?? args.last;
+  if (requested !== undefined && (!Number.isInteger(requested) || requested < 0)) {
+    throw new ApiError('QUERY_INVALID_ARGUMENT', { detail: `${path}: page size must be a non-negative integer`, extensions: { path } });
+  }
+  if (requested !== undefined && requested > limits.maxPageSize) {
+    throw new ApiError('QUERY_PAGE_TOO_LARGE', {
+      detail: `${path}: at most ${limits.maxPageSize} rows per page (asked for ${requested})`,
+      extensions: { path, maximum: limits.maxPageSize },
+    });
+  }
+  const cursor = (value: string | undefined, argument: string): Cursor | undefined => {
+    if (value === undefined) return undefined;
+    const values = decodeCursor(order, value, `${path}.${argument}`);
+    return { values: values.map((v) => params.add(v)), nulls: values.map((v) => v === null) };
+  };
+  const after = cursor(args.after, 'after');
+  const before = cursor(args.before, 'before');
+  return { limit: params.add(requested ?? limits.defaultPageSize), after, before, fromEnd: args.last !== undefined };
+}
+
+function resourceType(model: Model, name: string): ResourceType {
+  const type = model.typesByName.get(name);
+  if (type === undefined) throw new ApiError('ROUTE_NOT_FOUND', { detail: `No resource type ${name}` });
+  return type;
+}
+
+function fieldOf(type: ResourceType, name: string, path: string): Field {
+  const field = type.fieldsByName.get(name);
+  if (field !== undefined) return field;
+  const hint = suggest(name, type.fields.map((f) => f.name));
+  throw new ApiError('QUERY_UNKNOWN_FIELD', {
+    detail: `${type.name} has no field "${name}"${hint === undefined ? '' : `; did you mean "${hint}"?`}`,
+    extensions: { path, field: name, ...(hint === undefined ? {} : { suggestion: hint }) },
+  });
+}
+
+function freeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) freeze(child);
+  }
+  return value;
+}

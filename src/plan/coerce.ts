@@ -1,0 +1,67 @@
+import type { Model, ScalarField } from '../schema/model.js';
+
+/**
+ * Coercion of one scalar value to a field's type, shared by filters and
+ * input validation so REST and GraphQL accept and refuse exactly the same
+ * values. `fromText` is for values that arrived as URL text (`?age=42`).
+ *
+ * Returns the stored-ready value, or a reason it does not fit.
+ */
+export type Coerced = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: string };
+
+const INT_MIN = -(2 ** 31);
+const INT_MAX = 2 ** 31 - 1;
+
+export function coerceScalar(model: Model, field: ScalarField, value: unknown, fromText: boolean): Coerced {
+  if (value === null) return field.nullable ? { ok: true, value: null } : { ok: false, reason: 'must not be null' };
+  if (field.list) {
+    if (!Array.isArray(value)) return { ok: false, reason: 'must be an array' };
+    const items: unknown[] = [];
+    for (const [i, item] of value.entries()) {
+      const one = coerceOne(model, field, item, false);
+      if (!one.ok) return { ok: false, reason: `item ${i} ${one.reason}` };
+      items.push(one.value);
+    }
+    return { ok: true, value: items };
+  }
+  return coerceOne(model, field, value, fromText);
+}
+
+function coerceOne(model: Model, field: ScalarField, value: unknown, fromText: boolean): Coerced {
+  if (field.enum !== undefined) {
+    const values = model.enums.get(field.enum)?.values ?? [];
+    return typeof value === 'string' && values.includes(value)
+      ? { ok: true, value }
+      : { ok: false, reason: `must be one of ${values.join(', ')}` };
+  }
+  switch (field.scalar) {
+    case 'ID':
+    case 'String':
+      return typeof value === 'string' ? { ok: true, value } : { ok: false, reason: 'must be a string' };
+    case 'Int': {
+      const number = fromText && typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
+      return typeof number === 'number' && Number.isInteger(number) && number >= INT_MIN && number <= INT_MAX
+        ? { ok: true, value: number }
+        : { ok: false, reason: 'must be a 32-bit integer' };
+    }
+    case 'Float': {
+      const number = fromText && typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+      return typeof number === 'number' && Number.isFinite(number) ? { ok: true, value: number } : { ok: false, reason: 'must be a finite number' };
+    }
+    case 'Boolean': {
+      if (typeof value === 'boolean') return { ok: true, value };
+      if (fromText && (value === 'true' || value === 'false')) return { ok: true, value: value === 'true' };
+      return { ok: false, reason: 'must be true or false' };
+    }
+    case 'DateTime': {
+      // Stored and compared as ISO-8601 UTC text with milliseconds, so SQLite's text order is time order.
+      if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/.test(value)) {
+        return { ok: false, reason: 'must be an ISO-8601 date-time such as 2026-01-31T12:00:00Z' };
+      }
+      const time = Date.parse(value);
+      return Number.isNaN(time) ? { ok: false, reason: 'is not a valid date-time' } : { ok: true, value: new Date(time).toISOString() };
+    }
+    case 'JSON':
+      return { ok: true, value };
+  }
+}

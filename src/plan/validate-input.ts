@@ -1,0 +1,86 @@
+import { ApiError, type ErrorDetail } from '../errors/api-error.js';
+import type { ErrorCode } from '../errors/registry.js';
+import type { Model, ResourceType } from '../schema/model.js';
+import { suggest } from '../util/suggest.js';
+import { coerceScalar } from './coerce.js';
+import type { WriteValues } from './write-plan.js';
+
+/**
+ * `create` needs every required field; `replace` (PUT) too, since it is a
+ * whole new representation; `patch` takes any subset.
+ */
+export type InputMode = 'create' | 'replace' | 'patch';
+
+/**
+ * Validates a record body for `type` and returns the values to write. Every
+ * problem is collected (one response lists them all, with RFC 6901 pointers);
+ * the error's code is the problems' common code, or VALIDATION_FAILED when
+ * they differ. Both front-ends call this, so the rules and codes are one.
+ */
+export function validateInput(model: Model, type: ResourceType, input: unknown, mode: InputMode, basePointer = ''): WriteValues {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new ApiError('INPUT_WRONG_TYPE', {
+      detail: `The body must be a JSON object of ${type.name} fields`,
+      errors: [{ pointer: basePointer || '/', code: 'INPUT_WRONG_TYPE', detail: 'must be an object' }],
+    });
+  }
+  const problems: ErrorDetail[] = [];
+  const problem = (name: string, code: ErrorCode, detail: string): void => {
+    problems.push({ pointer: `${basePointer}/${escapePointer(name)}`, code, detail });
+  };
+  const values: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(input)) {
+    const field = type.fieldsByName.get(name);
+    if (field === undefined) {
+      const writable = type.fields.filter((f) => isWritable(f)).map((f) => f.name);
+      const hint = suggest(name, writable);
+      problem(name, 'INPUT_UNKNOWN_FIELD', `${type.name} has no field "${name}"${hint === undefined ? '' : `; did you mean "${hint}"?`}`);
+      continue;
+    }
+    if (!isWritable(field)) {
+      const why = field.kind === 'toMany' || field.kind === 'manyToMany' ? 'is a list relation; change it through its own route or mutation' : 'is managed by the server';
+      problem(name, 'INPUT_READONLY_FIELD', `${type.name}.${name} ${why}`);
+      continue;
+    }
+    if (field.kind === 'scalar') {
+      const coerced = coerceScalar(model, field, value, false);
+      if (coerced.ok) values[name] = coerced.value;
+      else problem(name, value === null ? 'INPUT_REQUIRED_FIELD' : 'INPUT_WRONG_TYPE', `${name} ${coerced.reason}`);
+    } else if (field.kind === 'toOne') {
+      if (value === null && field.nullable) values[name] = null;
+      else if (typeof value === 'string' && value.length > 0) values[name] = value;
+      else problem(name, value === null ? 'INPUT_REQUIRED_FIELD' : 'INPUT_WRONG_TYPE', `${name} must be the id of a ${field.target}`);
+    } else if (field.kind === 'file') {
+      // Files arrive through uploads; in a JSON body only null (remove) is meaningful.
+      if (value === null && field.nullable) values[name] = null;
+      else problem(name, 'INPUT_WRONG_TYPE', `${name} is a file: upload it as multipart/form-data, or send null to remove it`);
+    }
+  }
+  if (mode !== 'patch') {
+    for (const field of type.fields) {
+      if (!isWritable(field) || Object.hasOwn(input, field.name)) continue;
+      const required =
+        (field.kind === 'scalar' && !field.optionalOnCreate) || (field.kind === 'toOne' && !field.nullable);
+      if (required) problem(field.name, 'INPUT_REQUIRED_FIELD', `${field.name} is required`);
+    }
+  }
+  if (problems.length > 0) {
+    const codes = new Set(problems.map((p) => p.code));
+    const code: ErrorCode = codes.size === 1 ? (problems[0] as ErrorDetail).code : 'VALIDATION_FAILED';
+    throw new ApiError(code, {
+      detail: problems.length === 1 ? (problems[0] as ErrorDetail).detail : `${problems.length} problems in the ${type.name} input`,
+      errors: problems,
+    });
+  }
+  return Object.freeze(values);
+}
+
+function isWritable(field: ResourceType['fields'][number]): boolean {
+  if (field.kind === 'scalar' || field.kind === 'toOne') return !field.readonly;
+  return field.kind === 'file';
+}
+
+/** RFC 6901: `~` → `~0`, `/` → `~1`. */
+function escapePointer(segment: string): string {
+  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
+}

@@ -1,0 +1,220 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Document, Spectral } from '@stoplight/spectral-core';
+import { Json } from '@stoplight/spectral-parsers';
+import { oas } from '@stoplight/spectral-rulesets';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_REGISTRY } from '../../errors/registry.js';
+import { loadSchema, loadSchemaFiles } from '../../schema/load-schema.js';
+import type { Model } from '../../schema/model.js';
+import { buildOpenApiDocument, type OpenApiOptions } from './build-openapi-document.js';
+import { HTTP_METHODS, type JsonSchema, type OpenApiDocument, type Operation } from './openapi-types.js';
+
+const EXAMPLE = new URL('../../../examples/social/schema.graphql', import.meta.url).pathname;
+
+/** A schema with what the example lacks: a deprecated type and relation, and type names that collide with generated ones. */
+const EDGE_SDL = `
+  type Author {
+    id: ID!
+    name: String!
+    books: [Book!]! @relation(inverse: "author")
+    oldBooks: [Book!]! @relation(inverse: "oldAuthor") @deprecated(reason: "Use books.")
+  }
+  type Book @deprecated(reason: "Books are now Works.") {
+    id: ID!
+    title: String!
+    author: Author!
+    oldAuthor: Author @deprecated(reason: "Use author.")
+  }
+  type AuthorList { id: ID! note: String }
+  type Problem { id: ID! summary: String }
+  type Tagless { id: ID! }
+`;
+
+let example: Model;
+let document: OpenApiDocument;
+
+beforeAll(async () => {
+  const loaded = await loadSchemaFiles([EXAMPLE]);
+  if (!loaded.ok) throw new Error(`example schema does not load: ${JSON.stringify(loaded.problems)}`);
+  example = loaded.model;
+  document = buildOpenApiDocument(example);
+});
+
+function edgeModel(): Model {
+  const loaded = loadSchema([{ file: 'edge.graphql', text: EDGE_SDL }]);
+  if (!loaded.ok) throw new Error(`edge schema does not load: ${JSON.stringify(loaded.problems)}`);
+  return loaded.model;
+}
+
+async function validate(doc: object): Promise<{ valid: boolean; errors: unknown }> {
+  const validator = new Validator();
+  const result = await validator.validate(structuredClone(doc) as Record<string, unknown>);
+  expect(validator.version).toBe('3.1');
+  return { valid: result.valid, errors: result.errors };
+}
+
+/** Spectral's `spectral:oas` ruleset, as is: every error and warning, as text. */
+async function lint(doc: object): Promise<string[]> {
+  const spectral = new Spectral();
+  spectral.setRuleset({ extends: [oas] } as Parameters<Spectral['setRuleset']>[0]);
+  const results = await spectral.run(new Document(JSON.stringify(doc, null, 2), Json, 'openapi.json'));
+  // DiagnosticSeverity: 0 error, 1 warning, 2 information, 3 hint.
+  return results.filter((result) => (result.severity as number) <= 1).map((result) => `${String(result.code)} at ${result.path.join('.')}: ${result.message}`);
+}
+
+function operations(doc: OpenApiDocument): [string, Operation][] {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    HTTP_METHODS.flatMap((method): [string, Operation][] => {
+      const operation = item[method];
+      return operation === undefined ? [] : [[`${method.toUpperCase()} ${path}`, operation]];
+    }),
+  );
+}
+
+function schema(doc: OpenApiDocument, name: string): JsonSchema & { properties: Record<string, JsonSchema> } {
+  const found = doc.components.schemas[name];
+  if (found === undefined) throw new Error(`no schema ${name}`);
+  return found as JsonSchema & { properties: Record<string, JsonSchema> };
+}
+
+describe('the OpenAPI document', () => {
+  const variants: [string, () => Model, OpenApiOptions][] = [
+    ['the example schema', () => example, {}],
+    ['the example schema, If-Match required', () => example, { requireIfMatch: true, limits: { defaultPageSize: 5, maxPageSize: 50 } }],
+    ['a schema with deprecated types and colliding names', edgeModel, {}],
+  ];
+  for (const [name, model, options] of variants) {
+    it(`is valid OpenAPI 3.1 and clean under spectral:oas, for ${name}`, async () => {
+      const doc = buildOpenApiDocument(model(), options);
+      expect(await validate(doc)).toEqual({ valid: true, errors: undefined });
+      expect(await lint(doc)).toEqual([]);
+    });
+  }
+
+  it('is checked by a ruleset that does find problems', async () => {
+    // The lint above would pass vacuously if the ruleset were not loaded.
+    const broken = structuredClone(document) as unknown as { paths: Record<string, Record<string, Record<string, unknown>>>; info: Record<string, unknown> };
+    delete broken.info['contact'];
+    const list = broken.paths['/users']?.['get'];
+    if (list === undefined) throw new Error('no GET /users');
+    delete list['description'];
+    const findings = await lint(broken);
+    expect(findings.some((finding) => finding.startsWith('info-contact'))).toBe(true);
+    expect(findings.some((finding) => finding.startsWith('operation-description at paths./users.get'))).toBe(true);
+  });
+
+  it('gives components real names, stepping aside for the user\'s own types', () => {
+    const names = Object.keys(document.components.schemas);
+    expect(names.filter((name) => /^def-\d+$/.test(name))).toEqual([]);
+    for (const type of ['User', 'Post', 'Product', 'Order', 'OrderItem']) {
+      for (const suffix of ['', 'Create', 'Patch', 'List', 'Filter']) expect(names).toContain(`${type}${suffix}`);
+    }
+    expect(names).toEqual(expect.arrayContaining(['Role', 'Theme', 'PostStatus', 'OrderStatus', 'Problem', 'ProblemItem', 'ErrorCode']));
+
+    const edge = buildOpenApiDocument(edgeModel());
+    expect(Object.keys(edge.components.schemas)).toEqual(expect.arrayContaining(['AuthorList', 'Author.List', 'Problem', 'Diglot.Problem']));
+    expect(schema(edge, 'AuthorList').properties).toHaveProperty('note');
+    expect(schema(edge, 'Author.List').properties).toHaveProperty('hasMore');
+    expect(schema(edge, 'Diglot.Problem').properties).toHaveProperty('code');
+  });
+
+  it('marks deprecated fields on every schema that has them, and operations of deprecated types and relations', () => {
+    for (const name of ['User', 'UserCreate', 'UserPatch']) expect(schema(document, name).properties['handle']).toMatchObject({ deprecated: true });
+    expect(schema(document, 'UserFilter').properties['handle']).toMatchObject({ deprecated: true });
+    expect(schema(document, 'Product').properties['priceCents']).toMatchObject({ deprecated: true });
+    expect(schema(document, 'Product').properties['priceCents']?.['description']).toContain('Deprecated: Use price.');
+    expect(schema(document, 'User').properties['name']).not.toHaveProperty('deprecated');
+    expect(operations(document).filter(([, operation]) => operation.deprecated === true)).toEqual([]);
+
+    const edge = buildOpenApiDocument(edgeModel());
+    const deprecated = operations(edge)
+      .filter(([, operation]) => operation.deprecated === true)
+      .map(([route]) => route)
+      .sort();
+    expect(deprecated).toEqual(
+      [
+        'GET /books',
+        'HEAD /books',
+        'POST /books',
+        'GET /books/{id}',
+        'HEAD /books/{id}',
+        'PUT /books/{id}',
+        'PATCH /books/{id}',
+        'DELETE /books/{id}',
+        // Sub-collections of a deprecated type, and a deprecated relation.
+        'GET /authors/{id}/books',
+        'HEAD /authors/{id}/books',
+        'GET /authors/{id}/oldBooks',
+        'HEAD /authors/{id}/oldBooks',
+      ].sort(),
+    );
+    expect(schema(edge, 'Book')).toMatchObject({ deprecated: true });
+    expect(schema(edge, 'Book')['description']).toContain('Deprecated: Books are now Works.');
+    expect(schema(edge, 'Book').properties['oldAuthor']).toMatchObject({ deprecated: true });
+  });
+
+  it('describes input bodies as validateInput accepts them', () => {
+    const create = schema(document, 'UserCreate');
+    expect(create['required']).toEqual(['name', 'email']);
+    expect(create['additionalProperties']).toBe(false);
+    for (const managed of ['id', 'createdAt', 'updatedAt', 'suspendedReason', 'posts', 'followers']) expect(create.properties).not.toHaveProperty(managed);
+    expect(create.properties['role']).toMatchObject({ $ref: '#/components/schemas/Role', default: 'MEMBER' });
+    expect(create.properties['profilePicture']).toMatchObject({ type: 'null' });
+    expect(create.properties['birthday']).toMatchObject({ type: ['string', 'null'], format: 'date-time' });
+    expect(schema(document, 'PostCreate')['required']).toEqual(['title', 'body', 'author']);
+    expect(schema(document, 'PostCreate').properties['author']).toMatchObject({ type: 'string', minLength: 1 });
+    expect(schema(document, 'ProductCreate').properties).not.toHaveProperty('soldCount');
+
+    const patch = schema(document, 'UserPatch');
+    expect(patch).not.toHaveProperty('required');
+    expect(patch['additionalProperties']).toBe(false);
+    expect(Object.keys(patch.properties)).toEqual(Object.keys(create.properties));
+    const update = document.paths['/users/{id}']?.patch;
+    expect(Object.keys(update?.requestBody?.content ?? {})).toEqual(['application/json', 'application/merge-patch+json']);
+    expect(document.paths['/users/{id}']?.put?.requestBody?.content['application/json']?.schema).toEqual({ $ref: '#/components/schemas/UserCreate' });
+  });
+
+  it('describes records as the engine renders them', () => {
+    const user = schema(document, 'User');
+    expect(user['additionalProperties']).toBe(false);
+    expect(user).not.toHaveProperty('required');
+    expect(user.properties['createdAt']).toMatchObject({ type: 'string', format: 'date-time', readOnly: true });
+    expect(user.properties['interests']).toMatchObject({ type: ['array', 'null'], items: { type: 'string' } });
+    expect(user.properties['preferences']).not.toHaveProperty('type');
+    expect(user.properties['posts']).toMatchObject({ type: 'array', items: { $ref: '#/components/schemas/Post' } });
+    expect(schema(document, 'Product').properties['stock']).toMatchObject({ type: 'integer', format: 'int32', minimum: -(2 ** 31), maximum: 2 ** 31 - 1 });
+    expect(schema(document, 'Post').properties['author']).toMatchObject({
+      oneOf: [{ type: 'string' }, { $ref: '#/components/schemas/User' }],
+    });
+    expect(schema(document, 'UserList')['required']).toEqual(['data', 'hasMore', 'nextCursor', 'prevCursor']);
+    expect(schema(document, 'ErrorCode')['enum']).toEqual(Object.keys(ERROR_REGISTRY));
+  });
+
+  it('documents the query grammar, caching headers and error responses of each route', () => {
+    const list = document.paths['/users']?.get;
+    const refs = (list?.parameters ?? []).map((parameter) => ('$ref' in parameter ? parameter.$ref.replace('#/components/parameters/', '') : parameter.name));
+    expect(refs).toEqual(
+      expect.arrayContaining(['User.fields', 'User.include', 'User.filter', 'User.sort', 'limit', 'after', 'before', 'count', 'User.profilePicture.size', 'User.posts.limit', 'User.posts.filter', 'If-None-Match']),
+    );
+    expect(document.components.parameters['User.filter']).toMatchObject({ name: 'filter', in: 'query', style: 'deepObject', explode: true });
+    expect(document.components.parameters['User.posts.filter']).toMatchObject({ name: 'posts.filter', style: 'deepObject', schema: { $ref: '#/components/schemas/PostFilter' } });
+    expect(document.components.parameters['limit']?.schema).toMatchObject({ default: 20, maximum: 100 });
+    expect(schema(document, 'PostFilter').properties['status']).toMatchObject({ description: 'Operators: eq, ne, lt, lte, gt, gte, in, isNull.' });
+    expect(schema(document, 'UserFilter').properties).not.toHaveProperty('preferences');
+
+    expect(Object.keys(list?.responses ?? {})).toEqual(['200', '304', '400', '500', '503']);
+    expect(list?.responses['200']).toMatchObject({ headers: { ETag: {}, 'Cache-Control': {}, Link: {} } });
+    const create = document.paths['/users']?.post;
+    expect(Object.keys(create?.responses ?? {}).sort()).toEqual(['201', '400', '409', '413', '415', '500', '503']);
+    expect(create?.responses['201']).toMatchObject({ headers: { Location: {}, ETag: {} } });
+    const item = document.paths['/users/{id}'];
+    expect(Object.keys(item?.put?.responses ?? {}).sort()).toEqual(['200', '400', '404', '409', '412', '413', '415', '500', '503']);
+    expect(item?.description).toContain('Allow: GET, HEAD, PUT, PATCH, DELETE');
+    expect(document.paths['/users/{id}/following/{targetId}']?.put?.operationId).toBe('addToFollowingOfUser');
+
+    const strict = buildOpenApiDocument(example, { requireIfMatch: true });
+    expect(strict.paths['/users/{id}']?.delete?.responses).toHaveProperty('428');
+    expect(document.paths['/users/{id}']?.delete?.responses).not.toHaveProperty('428');
+    expect(document.components.responses).not.toHaveProperty('PreconditionRequired');
+  });
+});

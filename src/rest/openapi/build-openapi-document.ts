@@ -1,0 +1,99 @@
+import { DEFAULT_LIMITS, type PlanLimits } from '../../plan/build-read.js';
+import type { Model } from '../../schema/model.js';
+import { componentNames } from './component-names.js';
+import { enumSchemas } from './field-schemas.js';
+import { filterSchema } from './filter-schema.js';
+import { HTTP_METHODS, type JsonSchema, type OpenApiDocument, type Parameter, type PathItem, type Tag } from './openapi-types.js';
+import { pruneComponents } from './prune-components.js';
+import { problemSchemas, sharedHeaders, sharedResponses } from './problem-schemas.js';
+import { sharedParameters, typeParameters } from './query-parameters.js';
+import { createSchema, listSchema, patchSchema, recordSchema } from './record-schemas.js';
+import { resourcePaths } from './resource-paths.js';
+import { SERVICE_TAG, servicePaths } from './service-paths.js';
+
+export interface OpenApiOptions {
+  /** `info.title`; default "Diglot API". */
+  readonly title?: string;
+  /** `info.version`; default derived from the schema's hash, so it changes whenever the API can. */
+  readonly version?: string;
+  readonly description?: string;
+  /** Page sizes, as the server enforces them. */
+  readonly limits?: PlanLimits;
+  /** The server answers 428 to writes without If-Match. */
+  readonly requireIfMatch?: boolean;
+}
+
+/**
+ * The OpenAPI 3.1 document of the REST API, generated from the model: every
+ * route `rest-api.ts` registers, with the query grammar of `query-params.ts`,
+ * the list envelope of `render-list.ts`, problem+json errors with the
+ * registry's codes, and the caching headers.
+ */
+export function buildOpenApiDocument(model: Model, options: OpenApiOptions = {}): OpenApiDocument {
+  const names = componentNames(model);
+  const limits = options.limits ?? DEFAULT_LIMITS;
+  const schemas: Record<string, JsonSchema> = {};
+  const parameters: Record<string, Parameter> = sharedParameters(limits);
+  const paths: Record<string, PathItem> = {};
+  const tags: Tag[] = [];
+
+  for (const type of model.types) {
+    schemas[names.record(type.name)] = recordSchema(model, type);
+    schemas[names.create(type.name)] = createSchema(type);
+    schemas[names.patch(type.name)] = patchSchema(type);
+    schemas[names.list(type.name)] = listSchema(type, names);
+    schemas[names.filter(type.name)] = filterSchema(type, names);
+    Object.assign(parameters, typeParameters(model, type, names, limits));
+    Object.assign(paths, resourcePaths(model, type, names, { requireIfMatch: options.requireIfMatch === true }));
+    tags.push({ name: type.name, description: `${type.description ?? `${type.name} records.`} Collection: \`/${type.path}\`.` });
+  }
+  Object.assign(schemas, enumSchemas(model), problemSchemas(names));
+  Object.assign(paths, servicePaths());
+  tags.push({ name: SERVICE_TAG, description: 'Health and the description of this API.' });
+
+  const document = pruneComponents({
+    openapi: '3.1.0',
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    info: {
+      title: options.title ?? 'Diglot API',
+      version: options.version ?? `schema-${model.hash.slice(0, 12)}`,
+      description: options.description ?? DEFAULT_DESCRIPTION,
+      contact: { name: 'The maintainers of this API' },
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: '/', description: 'This server.' }],
+    tags,
+    paths,
+    components: { schemas, parameters, responses: sharedResponses(names, options.requireIfMatch === true), headers: sharedHeaders() },
+  });
+  assertUniqueOperationIds(document);
+  return document;
+}
+
+const DEFAULT_DESCRIPTION = [
+  'Every type of the schema is a collection with its own URL; every list relation is a sub-collection.',
+  '',
+  '**Reading.** `fields=a,b` picks fields; `include=posts,posts.author` embeds related records in the same response',
+  '(with `posts.fields`, `posts.limit`, `posts.sort`, `posts.filter[...]` per embedded path).',
+  'Lists take `filter[field][op]=value`, `sort=-createdAt,name`, `limit`, `after`/`before` cursors and `count=true`,',
+  'and answer `{ data, hasMore, nextCursor, prevCursor, totalCount? }` with RFC 8288 `Link` headers.',
+  '',
+  '**Caching.** Every read carries a strong `ETag` and a `Cache-Control` from the schema\'s `@cache` hints;',
+  '`If-None-Match` answers 304, `If-Match` on PUT, PATCH and DELETE answers 412 when the record changed.',
+  '',
+  '**Errors** are RFC 9457 `application/problem+json` with a stable `code`.',
+].join('\n');
+
+function assertUniqueOperationIds(document: OpenApiDocument): void {
+  const seen = new Map<string, string>();
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const method of HTTP_METHODS) {
+      const id = item[method]?.operationId;
+      if (id === undefined) continue;
+      const other = seen.get(id);
+      // Only a schema whose type names collide once capitalised and pluralised gets here.
+      if (other !== undefined) throw new Error(`OpenAPI operationId ${id} is used by both ${other} and ${method.toUpperCase()} ${path}`);
+      seen.set(id, `${method.toUpperCase()} ${path}`);
+    }
+  }
+}

@@ -1,0 +1,132 @@
+import type { Field, Model, ResourceType } from '../../schema/model.js';
+import type { ComponentNames } from './component-names.js';
+import { annotations, fileUrlSchema, orNull, scalarFieldSchema } from './field-schemas.js';
+import { ref, type JsonSchema } from './openapi-types.js';
+
+/**
+ * A record as the API returns it. Every property is optional: `fields=`
+ * picks which ones come back. Without `fields`, a record holds every scalar,
+ * every file URL and every to-one relation as the related record's id; list
+ * relations appear only when embedded (`include=` or `fields=`).
+ * Unknown properties never appear, so the schema is closed.
+ */
+export function recordSchema(model: Model, type: ResourceType): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const field of type.fields) properties[field.name] = recordProperty(model, field);
+  return {
+    type: 'object',
+    ...annotations(
+      type,
+      'Which properties appear is chosen with `fields` and `include`; by default every scalar, every file URL and every to-one relation (as an id).',
+    ),
+    properties,
+    additionalProperties: false,
+  };
+}
+
+function recordProperty(model: Model, field: Field): JsonSchema {
+  switch (field.kind) {
+    case 'scalar':
+      return { ...scalarFieldSchema(field), ...annotations(field), ...(field.readonly ? { readOnly: true } : {}) };
+    case 'file':
+      return fileUrlSchema(field);
+    case 'toOne': {
+      const forms: JsonSchema[] = [
+        { type: 'string', description: `The id of the ${field.target} (the default).` },
+        { ...ref('schemas', field.target), description: `The ${field.target} itself, with \`include=${field.name}\`.` },
+      ];
+      if (field.nullable) forms.push({ type: 'null' });
+      return { oneOf: forms, ...annotations(field), ...(field.readonly ? { readOnly: true } : {}) };
+    }
+    case 'toMany':
+    case 'manyToMany':
+      return {
+        type: 'array',
+        items: ref('schemas', field.target),
+        ...annotations(
+          field,
+          `Present only when embedded (\`include=${field.name}\`): a page of ${model.typesByName.get(field.target)?.plural ?? field.target}, ` +
+            `shaped by \`${field.name}.fields\`, \`${field.name}.limit\`, \`${field.name}.sort\` and \`${field.name}.filter\`. ` +
+            `The whole list is its own sub-collection.`,
+        ),
+      };
+  }
+}
+
+/** The fields a JSON body may set: scalars and to-one ids that are not server-managed, and files (only to remove them). */
+export function writableFields(type: ResourceType): Field[] {
+  return type.fields.filter(
+    (field) => ((field.kind === 'scalar' || field.kind === 'toOne') && !field.readonly) || (field.kind === 'file' && field.nullable),
+  );
+}
+
+/** Required on create and replace: non-nullable, no default, not server-managed (as `validateInput` decides). */
+export function isRequiredOnCreate(field: Field): boolean {
+  if (field.kind === 'scalar') return !field.readonly && !field.optionalOnCreate;
+  if (field.kind === 'toOne') return !field.readonly && !field.nullable;
+  return false;
+}
+
+/**
+ * The body of POST (create) and PUT (replace). Unknown and server-managed
+ * fields are refused, so the schema is closed.
+ */
+export function createSchema(type: ResourceType): JsonSchema {
+  const fields = writableFields(type);
+  const required = fields.filter(isRequiredOnCreate).map((field) => field.name);
+  return {
+    type: 'object',
+    description:
+      `A new ${type.name}, or (PUT) the whole new state of one. Server-managed fields (the id, timestamps, read-only fields) are refused; ` +
+      `a field left out takes its default, or null.`,
+    properties: Object.fromEntries(fields.map((field) => [field.name, inputProperty(field, true)])),
+    ...(required.length > 0 ? { required } : {}),
+    additionalProperties: false,
+  };
+}
+
+/** The body of PATCH: any subset of the writable fields (JSON merge patch, RFC 7396). */
+export function patchSchema(type: ResourceType): JsonSchema {
+  const fields = writableFields(type);
+  return {
+    type: 'object',
+    description: `Changes to a ${type.name}: the fields given are set, the others keep their value. Server-managed fields are refused.`,
+    properties: Object.fromEntries(fields.map((field) => [field.name, inputProperty(field, false)])),
+    additionalProperties: false,
+  };
+}
+
+function inputProperty(field: Field, withDefault: boolean): JsonSchema {
+  switch (field.kind) {
+    case 'scalar': {
+      const defaults = withDefault && field.default !== undefined ? { default: field.default.value } : {};
+      return { ...scalarFieldSchema(field), ...annotations(field), ...defaults };
+    }
+    case 'toOne': {
+      const id: JsonSchema = { type: 'string', minLength: 1 };
+      return { ...(field.nullable ? orNull(id) : id), ...annotations(field, `The id of the ${field.target}.`) };
+    }
+    case 'file':
+      return { type: 'null', ...annotations(field, 'Files are uploaded, not written in JSON; send null to remove the file.') };
+    case 'toMany':
+    case 'manyToMany':
+      throw new Error(`${field.name} is a list relation and never part of an input body`);
+  }
+}
+
+/** The one envelope of every list: collections and sub-collections alike. */
+export function listSchema(type: ResourceType, names: ComponentNames): JsonSchema {
+  return {
+    type: 'object',
+    description: `A page of ${type.plural}. Pass \`nextCursor\` as \`after\` (or \`prevCursor\` as \`before\`) for the neighbouring page; the \`Link\` header carries the same links.`,
+    properties: {
+      data: { type: 'array', items: ref('schemas', names.record(type.name)), description: 'The records of this page, in order.' },
+      hasMore: { type: 'boolean', description: 'Whether more records follow in the direction of paging.' },
+      nextCursor: { type: ['string', 'null'], description: 'Cursor of the next page, or null on the last page.' },
+      prevCursor: { type: ['string', 'null'], description: 'Cursor of the previous page, or null on the first page.' },
+      totalCount: { type: 'integer', minimum: 0, description: 'How many records match the filter, on all pages; only with `count=true`.' },
+    },
+    required: ['data', 'hasMore', 'nextCursor', 'prevCursor'],
+    additionalProperties: false,
+  };
+}

@@ -1,0 +1,271 @@
+import { isListRelation, type ManyToManyRelation, type Model, type ResourceType, type ToManyRelation } from '../../schema/model.js';
+import type { ComponentNames } from './component-names.js';
+import { ref, type MediaType, type Operation, type PathItem, type Reference, type Response } from './openapi-types.js';
+import { embedParameterRefs, readParameterRefs } from './query-parameters.js';
+import { ERROR_RESPONSES, type ErrorResponseName } from './problem-schemas.js';
+
+export interface ResourcePathOptions {
+  /** The server answers 428 to writes without If-Match. */
+  readonly requireIfMatch: boolean;
+}
+
+/**
+ * Every route `rest-api.ts` registers for one type, as OpenAPI path items:
+ *
+ *   /<path>                           GET HEAD (list) · POST (create)
+ *   /<path>/{id}                      GET HEAD · PUT (replace) · PATCH (merge) · DELETE
+ *   /<path>/{id}/<listRelation>       GET HEAD (the sub-collection)
+ *   /<path>/{id}/<manyToMany>/{targetId}   PUT (link, idempotent) · DELETE (unlink)
+ *
+ * Any other method on these paths answers 405 with `Allow`; OpenAPI has no
+ * place for a status of a method that is not an operation, so each path
+ * item's description says so.
+ */
+export function resourcePaths(model: Model, type: ResourceType, names: ComponentNames, options: ResourcePathOptions): Record<string, PathItem> {
+  const base = `/${type.path}`;
+  const item = `${base}/{id}`;
+  const paths: Record<string, PathItem> = {
+    [base]: {
+      description: allowSentence(['GET', 'HEAD', 'POST']),
+      get: listOperation(model, type, names, 'get'),
+      head: listOperation(model, type, names, 'head'),
+      post: createOperation(type, names),
+    },
+    [item]: {
+      description: allowSentence(['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE']),
+      get: getOperation(model, type, names, 'get'),
+      head: getOperation(model, type, names, 'head'),
+      put: updateOperation(type, names, options, 'replace'),
+      patch: updateOperation(type, names, options, 'merge'),
+      delete: deleteOperation(type, options),
+    },
+  };
+  for (const relation of type.fields.filter(isListRelation)) {
+    paths[`${item}/${relation.name}`] = {
+      description: allowSentence(['GET', 'HEAD']),
+      get: subListOperation(model, type, relation, names, 'get'),
+      head: subListOperation(model, type, relation, names, 'head'),
+    };
+    if (relation.kind === 'manyToMany') {
+      paths[`${item}/${relation.name}/{targetId}`] = {
+        description: allowSentence(['PUT', 'DELETE']),
+        put: linkOperation(type, relation, 'put'),
+        delete: linkOperation(type, relation, 'delete'),
+      };
+    }
+  }
+  return paths;
+}
+
+function allowSentence(methods: readonly string[]): string {
+  return `Other methods answer 405 Method Not Allowed, with \`Allow: ${methods.join(', ')}\`.`;
+}
+
+const JSON_TYPE = 'application/json';
+const MERGE_PATCH_TYPE = 'application/merge-patch+json';
+
+function listOperation(model: Model, type: ResourceType, names: ComponentNames, method: 'get' | 'head'): Operation {
+  const plural = pascal(type.plural);
+  return {
+    operationId: `${method === 'get' ? 'list' : 'head'}${plural}`,
+    summary: method === 'get' ? `List ${type.plural}` : `Check the list of ${type.plural}`,
+    description: readDescription(
+      type,
+      method,
+      `A page of ${type.plural}, filtered, sorted and paged by cursor, with related records embedded on request.`,
+    ),
+    tags: [type.name],
+    ...deprecatedIf(type.deprecated !== undefined),
+    parameters: [...readParameterRefs(type, true), ...embedParameterRefs(model, type), ref('parameters', 'If-None-Match')],
+    responses: readResponses(method, names.list(type.name), true, false),
+  };
+}
+
+function subListOperation(
+  model: Model,
+  type: ResourceType,
+  relation: ToManyRelation | ManyToManyRelation,
+  names: ComponentNames,
+  method: 'get' | 'head',
+): Operation {
+  const target = model.typesByName.get(relation.target) as ResourceType;
+  return {
+    operationId: `${method === 'get' ? 'list' : 'head'}${pascal(relation.name)}Of${type.name}`,
+    summary: method === 'get' ? `List the ${relation.name} of a ${type.name}` : `Check the ${relation.name} of a ${type.name}`,
+    description: readDescription(
+      target,
+      method,
+      [relation.description, `The ${type.name}'s \`${relation.name}\` as a sub-collection: the same filters, sorting, paging and embedding as the ${target.plural} collection.`]
+        .filter((part) => part !== undefined)
+        .join('\n\n'),
+    ),
+    tags: [type.name],
+    ...deprecatedIf(type.deprecated !== undefined || target.deprecated !== undefined || relation.deprecated !== undefined),
+    parameters: [ref('parameters', 'id'), ...readParameterRefs(target, true), ...embedParameterRefs(model, target), ref('parameters', 'If-None-Match')],
+    responses: readResponses(method, names.list(target.name), true, true),
+  };
+}
+
+function getOperation(model: Model, type: ResourceType, names: ComponentNames, method: 'get' | 'head'): Operation {
+  return {
+    operationId: `${method}${type.name}`,
+    summary: method === 'get' ? `Get a ${type.name}` : `Check a ${type.name}`,
+    description: readDescription(type, method, `One ${type.name} by id, with related records embedded on request.`),
+    tags: [type.name],
+    ...deprecatedIf(type.deprecated !== undefined),
+    parameters: [ref('parameters', 'id'), ...readParameterRefs(type, false), ...embedParameterRefs(model, type), ref('parameters', 'If-None-Match')],
+    responses: readResponses(method, names.record(type.name), false, true),
+  };
+}
+
+function readDescription(type: ResourceType, method: 'get' | 'head', what: string): string {
+  const head = method === 'head' ? ' HEAD answers exactly as GET would, without the body.' : '';
+  return `${what}${head}\n\n${cachingSentence(type)}`;
+}
+
+/** What `cache-policy.ts` makes of the type's own hint (embedded records and field hints can only shorten it). */
+function cachingSentence(type: ResourceType): string {
+  const hint = type.cache;
+  const scope = hint?.scope === 'PRIVATE' ? 'private' : 'public';
+  const control = hint === undefined || hint.maxAge <= 0 ? `${scope}, no-cache` : `${scope}, max-age=${hint.maxAge}, must-revalidate`;
+  return (
+    `Caching: \`Cache-Control: ${control}\`${hint === undefined ? '' : ' (from `@cache`)'} and a strong ETag; ` +
+    'revalidate with If-None-Match for a 304. Any write to the data shown changes the ETag.'
+  );
+}
+
+function readResponses(method: 'get' | 'head', schemaName: string, list: boolean, notFound: boolean): Record<string, Response | Reference> {
+  const headers = {
+    ETag: ref('headers', 'ETag'),
+    'Cache-Control': ref('headers', 'Cache-Control'),
+    ...(list ? { Link: ref('headers', 'Link') } : {}),
+  };
+  const ok: Response =
+    method === 'get'
+      ? { description: list ? 'The page.' : 'The record.', headers, content: { [JSON_TYPE]: { schema: ref('schemas', schemaName) } } }
+      : { description: 'The headers GET would send, without a body.', headers };
+  return errors({ '200': ok, '304': ref('responses', 'NotModified') }, ['BadRequest', ...(notFound ? (['NotFound'] as const) : [])]);
+}
+
+function createOperation(type: ResourceType, names: ComponentNames): Operation {
+  return {
+    operationId: `create${type.name}`,
+    summary: `Create a ${type.name}`,
+    description: `Creates a ${type.name} and answers with it as GET would (without \`fields\`), its URL in \`Location\` and its ETag. To-one relations are written as the related record's id.`,
+    tags: [type.name],
+    ...deprecatedIf(type.deprecated !== undefined),
+    requestBody: { description: `The new ${type.name}.`, required: true, content: { [JSON_TYPE]: { schema: ref('schemas', names.create(type.name)) } } },
+    responses: errors(
+      {
+        '201': {
+          description: 'Created.',
+          headers: { Location: ref('headers', 'Location'), ETag: ref('headers', 'ETag') },
+          content: { [JSON_TYPE]: { schema: ref('schemas', names.record(type.name)) } },
+        },
+      },
+      ['BadRequest', 'Conflict', 'ContentTooLarge', 'UnsupportedMediaType'],
+    ),
+  };
+}
+
+function updateOperation(type: ResourceType, names: ComponentNames, options: ResourcePathOptions, mode: 'replace' | 'merge'): Operation {
+  const body: Record<string, MediaType> =
+    mode === 'replace'
+      ? { [JSON_TYPE]: { schema: ref('schemas', names.create(type.name)) } }
+      : { [JSON_TYPE]: { schema: ref('schemas', names.patch(type.name)) }, [MERGE_PATCH_TYPE]: { schema: ref('schemas', names.patch(type.name)) } };
+  return {
+    operationId: `${mode === 'replace' ? 'replace' : 'update'}${type.name}`,
+    summary: mode === 'replace' ? `Replace a ${type.name}` : `Update a ${type.name}`,
+    description:
+      (mode === 'replace'
+        ? `Replaces the ${type.name} with the body: fields left out go back to their default, or null.`
+        : `Changes the fields given in the body (JSON merge patch, RFC 7396); the others keep their value.`) +
+      ` Answers with the record as GET would (without \`fields\`) and its ETag. ${preconditionSentence(options)}`,
+    tags: [type.name],
+    ...deprecatedIf(type.deprecated !== undefined),
+    parameters: [ref('parameters', 'id'), ref('parameters', 'If-Match')],
+    requestBody: { description: mode === 'replace' ? `The whole new ${type.name}.` : `The changes.`, required: true, content: body },
+    responses: errors(
+      {
+        '200': {
+          description: 'The record after the write.',
+          headers: { ETag: ref('headers', 'ETag') },
+          content: { [JSON_TYPE]: { schema: ref('schemas', names.record(type.name)) } },
+        },
+      },
+      ['BadRequest', 'NotFound', 'Conflict', 'PreconditionFailed', 'ContentTooLarge', 'UnsupportedMediaType', ...preconditionRequired(options)],
+    ),
+  };
+}
+
+function deleteOperation(type: ResourceType, options: ResourcePathOptions): Operation {
+  return {
+    operationId: `delete${type.name}`,
+    summary: `Delete a ${type.name}`,
+    description:
+      `Deletes the ${type.name}. Records that point to it through a required relation are deleted with it; optional relations to it become null; ` +
+      `its many-to-many links go. ${preconditionSentence(options)}`,
+    tags: [type.name],
+    ...deprecatedIf(type.deprecated !== undefined),
+    parameters: [ref('parameters', 'id'), ref('parameters', 'If-Match')],
+    responses: errors({ '204': { description: 'Deleted.' } }, [
+      'BadRequest',
+      'NotFound',
+      'PreconditionFailed',
+      'ContentTooLarge',
+      'UnsupportedMediaType',
+      ...preconditionRequired(options),
+    ]),
+  };
+}
+
+function linkOperation(type: ResourceType, relation: ManyToManyRelation, method: 'put' | 'delete'): Operation {
+  const add = method === 'put';
+  return {
+    operationId: `${add ? 'addTo' : 'removeFrom'}${pascal(relation.name)}Of${type.name}`,
+    summary: add ? `Add to the ${relation.name} of a ${type.name}` : `Remove from the ${relation.name} of a ${type.name}`,
+    description:
+      (add
+        ? `Links the ${relation.target} \`targetId\` into the ${type.name}'s \`${relation.name}\`.`
+        : `Unlinks the ${relation.target} \`targetId\` from the ${type.name}'s \`${relation.name}\`.`) +
+      ' Idempotent: doing it twice answers 204 both times. 404 when either record does not exist.',
+    tags: [type.name],
+    ...deprecatedIf(type.deprecated !== undefined || relation.deprecated !== undefined),
+    parameters: [ref('parameters', 'id'), ref('parameters', 'targetId')],
+    responses: errors({ '204': { description: add ? 'Linked.' : 'Unlinked.' } }, ['BadRequest', 'NotFound', 'ContentTooLarge', 'UnsupportedMediaType']),
+  };
+}
+
+function preconditionSentence(options: ResourcePathOptions): string {
+  return options.requireIfMatch
+    ? 'If-Match with the ETag last read is required (428 without it); a stale one answers 412 and nothing changes.'
+    : 'With If-Match, the write happens only if the record is unchanged since it was read (412 otherwise, and nothing changes).';
+}
+
+function preconditionRequired(options: ResourcePathOptions): ErrorResponseName[] {
+  return options.requireIfMatch ? ['PreconditionRequired'] : [];
+}
+
+/**
+ * Adds the error responses (by component) and the two server-side ones. They
+ * are listed status by status rather than as `default`, so that a status the
+ * server was never meant to send shows up as undocumented.
+ */
+function errors(
+  responses: Record<string, Response | Reference>,
+  names: readonly ErrorResponseName[],
+): Record<string, Response | Reference> {
+  const all: Record<string, Response | Reference> = { ...responses };
+  for (const name of names) all[String(ERROR_RESPONSES[name])] = ref('responses', name);
+  all['500'] = ref('responses', 'InternalError');
+  all['503'] = ref('responses', 'ServiceUnavailable');
+  return all;
+}
+
+function deprecatedIf(condition: boolean): { readonly deprecated?: true } {
+  return condition ? { deprecated: true } : {};
+}
+
+export function pascal(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}

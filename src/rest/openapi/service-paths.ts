@@ -1,0 +1,69 @@
+import { ref, type PathItem } from './openapi-types.js';
+
+export const SERVICE_TAG = 'Service';
+export const OPENAPI_PATH = '/openapi.json';
+
+/** The routes beside the resources: the health check and this document. */
+export function servicePaths(): Record<string, PathItem> {
+  const health = {
+    '200': {
+      description: 'The server and its database answer.',
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            properties: {
+              status: { type: 'string', enum: ['ok'] },
+              database: { type: 'string', description: 'Which database the server runs on (for example sqlite or postgres).' },
+            },
+            required: ['status', 'database'],
+          },
+        },
+      },
+    },
+    '503': ref('responses', 'ServiceUnavailable'),
+  };
+  const document = {
+    '200': {
+      description: 'This OpenAPI 3.1 document.',
+      headers: { ETag: ref('headers', 'ETag'), 'Cache-Control': ref('headers', 'Cache-Control') },
+      content: { 'application/json': { schema: { type: 'object', description: 'An OpenAPI 3.1 document.' } } },
+    },
+    '304': ref('responses', 'NotModified'),
+  };
+  const tags = [SERVICE_TAG];
+  return {
+    '/healthz': {
+      get: { operationId: 'getHealth', summary: 'Health check', description: 'Whether the server is up and its database answers. Not cached.', tags, responses: health },
+      head: { operationId: 'headHealth', summary: 'Health check without a body', description: 'As GET /healthz, without the body.', tags, responses: withoutBodies(health) },
+    },
+    [OPENAPI_PATH]: {
+      get: {
+        operationId: 'getOpenApiDocument',
+        summary: 'This API description',
+        description: 'The OpenAPI 3.1 document of this API, generated from the schema. A browsable reference is at /docs.',
+        tags,
+        parameters: [ref('parameters', 'If-None-Match')],
+        responses: document,
+      },
+      head: {
+        operationId: 'headOpenApiDocument',
+        summary: 'This API description, without the body',
+        description: 'As GET /openapi.json, without the body.',
+        tags,
+        parameters: [ref('parameters', 'If-None-Match')],
+        responses: withoutBodies(document),
+      },
+    },
+  };
+}
+
+function withoutBodies<T extends Record<string, object>>(responses: T): T {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => {
+      if ('$ref' in response) return [status, response];
+      const { content: _content, ...rest } = response as { content?: unknown };
+      return [status, rest];
+    }),
+  ) as T;
+}

@@ -1,0 +1,33 @@
+import type { ApiError } from '../errors/api-error.js';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+/** RFC 9457 problem details, with Diglot's stable `code` and per-item `errors`. */
+export interface Problem {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly detail?: string;
+  readonly code: string;
+  readonly instance?: string;
+  readonly errors?: readonly { readonly pointer: string; readonly code: string; readonly detail: string }[];
+  readonly [extension: string]: unknown;
+}
+
+export function problemOf(error: ApiError, instance?: string): Problem {
+  return {
+    ...error.extensions,
+    type: problemType(error.code),
+    title: error.title,
+    status: error.status,
+    ...(error.detail === undefined ? {} : { detail: error.detail }),
+    code: error.code,
+    ...(instance === undefined ? {} : { instance }),
+    ...(error.errors.length > 0 ? { errors: error.errors } : {}),
+  };
+}
+
+/** A URN rather than a URL: problem types are identifiers, and this one never needs a network. */
+export function problemType(code: string): string {
+  return `urn:diglot:problem:${code}`;
+}

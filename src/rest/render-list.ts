@@ -1,0 +1,50 @@
+import type { ReadResult } from '../engine/engine.js';
+import type { ListArgs } from '../plan/build-read.js';
+import { encodeCursor } from '../plan/cursor.js';
+import type { ReadPlan } from '../plan/read-plan.js';
+
+type ListResult = Extract<ReadResult, { kind: 'list' }>;
+
+/**
+ * Every REST list (collections and sub-collections) has one envelope:
+ *
+ *   { "data": [...], "hasMore": bool, "nextCursor": "…"|null, "prevCursor": "…"|null, "totalCount"?: n }
+ *
+ * The same cursors drive the RFC 8288 `Link` header.
+ */
+export function renderList(plan: ReadPlan, result: ListResult, args: ListArgs): string {
+  const { next, prev } = cursors(plan, result, args);
+  const total = result.totalCount === undefined ? '' : `,"totalCount":${result.totalCount}`;
+  return `{"data":${result.json},"hasMore":${result.hasMore},"nextCursor":${JSON.stringify(next ?? null)},"prevCursor":${JSON.stringify(prev ?? null)}${total}}`;
+}
+
+function cursors(plan: ReadPlan, result: ListResult, args: ListArgs): { next: string | undefined; prev: string | undefined } {
+  if (plan.root.kind !== 'list') return { next: undefined, prev: undefined };
+  const { order } = plan.root.node;
+  const backwards = args.before !== undefined || args.last !== undefined;
+  const start = result.startKey === undefined ? undefined : encodeCursor(order, result.startKey);
+  const end = result.endKey === undefined ? undefined : encodeCursor(order, result.endKey);
+  if (backwards) {
+    return { prev: result.hasMore ? start : undefined, next: args.before !== undefined ? end : undefined };
+  }
+  return { next: result.hasMore ? end : undefined, prev: args.after !== undefined ? start : undefined };
+}
+
+/** RFC 8288 links to the neighbouring pages and the first page, relative to the request URL. */
+export function listLinks(url: string, plan: ReadPlan, result: ListResult, args: ListArgs): string | undefined {
+  const { next, prev } = cursors(plan, result, args);
+  const [path, search = ''] = url.split('?', 2) as [string, string?];
+  const base = new URLSearchParams(search);
+  base.delete('after');
+  base.delete('before');
+  const link = (rel: string, cursor?: { name: 'after' | 'before'; value: string }): string => {
+    const query = new URLSearchParams(base);
+    if (cursor !== undefined) query.set(cursor.name, cursor.value);
+    const text = query.toString();
+    return `<${path}${text === '' ? '' : `?${text}`}>; rel="${rel}"`;
+  };
+  const links = [link('first')];
+  if (next !== undefined) links.push(link('next', { name: 'after', value: next }));
+  if (prev !== undefined) links.push(link('prev', { name: 'before', value: prev }));
+  return links.join(', ');
+}

@@ -1,0 +1,326 @@
+import { DirectiveLocation, type FieldDefinitionNode, Kind, print } from 'graphql';
+import { toSnakeCase } from '../util/naming.js';
+import { suggest } from '../util/suggest.js';
+import type { Declarations } from './collect-definitions.js';
+import { coerceDefault } from './coerce-default.js';
+import { BUILT_IN_SCALARS } from './directives.js';
+import type { FieldCommon, FieldDraft } from './drafts.js';
+import { type FieldShape, shapeOf } from './field-shape.js';
+import type { CacheHint, CacheScope, FileField, ScalarField, ScalarName } from './model.js';
+import { type DirectiveUse, type DirectiveUses, readDirectives } from './read-directives.js';
+import { locate, type ProblemList } from './schema-problem.js';
+
+/** What the loader knows while building one type's fields. */
+export interface FieldContext {
+  readonly declarations: Declarations;
+  readonly problems: ProblemList;
+  readonly owner: string;
+  readonly ownerTable: string;
+  /** Next declaration number, shared by every type (join-table ownership). */
+  readonly nextOrder: () => number;
+}
+
+const MAX_IMAGE_SIZE = 4096;
+
+type Category = 'scalar' | 'enum' | 'object';
+
+/**
+ * One field definition → a stored field (scalar, enum, scalar list, image)
+ * or a relation draft. Returns undefined when the field cannot be built;
+ * the reason has been reported. `id` is handled by `buildIdField`.
+ */
+export function buildField(node: FieldDefinitionNode, context: FieldContext): FieldDraft | undefined {
+  const { problems } = context;
+  const qualified = `${context.owner}.${node.name.value}`;
+  const uses = new Map(readDirectives(node.directives, DirectiveLocation.FIELD_DEFINITION, problems));
+  for (const argument of node.arguments ?? []) {
+    readDirectives(argument.directives, DirectiveLocation.ARGUMENT_DEFINITION, problems);
+  }
+  const shape = shapeOf(node.type);
+  const category = resolveCategory(shape, context);
+  if (category === undefined) return undefined;
+  if (shape.nested) {
+    problems.at(node.type, 'SCHEMA_UNSUPPORTED_TYPE', `Field "${qualified}" is a list of lists, which Diglot cannot store.`);
+    return undefined;
+  }
+  const common = commonOf(node, uses, problems);
+  const image = uses.get('image');
+
+  // An @image with a bad argument is reported already; its field's `(size: Int)` is not a second mistake.
+  const mentionsImage = node.directives?.some((directive) => directive.name.value === 'image') ?? false;
+  if (!mentionsImage && (node.arguments?.length ?? 0) > 0) {
+    problems.at(
+      node.arguments?.[0] ?? node,
+      'SCHEMA_FIELD_ARGUMENTS',
+      `Field "${qualified}" declares arguments; only @image fields take one, "(size: Int)".`,
+    );
+  }
+
+  if (category === 'object') {
+    const allowed = shape.list ? ['relation'] : ['readonly', 'relation'];
+    dropMisplaced(uses, qualified, shape.list ? 'relation list' : 'relation', allowed, problems);
+    if (shape.list && (shape.nullable || shape.itemNullable)) {
+      problems.at(
+        node.type,
+        'SCHEMA_BAD_RELATION_LIST',
+        `Relation list "${qualified}" must be written [${shape.named.name.value}!]! (a list, possibly empty, never null).`,
+      );
+    }
+    const readonly = uses.has('readonly');
+    if (readonly && !shape.list && !shape.nullable) {
+      const readonlyUse = uses.get('readonly');
+      problems.at(
+        readonlyUse?.node ?? node,
+        'SCHEMA_CONFLICTING_DIRECTIVES',
+        `"${qualified}" is @readonly and non-null, so no record could ever be created; make it nullable.`,
+      );
+    }
+    const inverse = uses.get('relation');
+    const inverseNode = inverse?.argumentNodes.get('inverse');
+    return {
+      kind: 'relation',
+      draft: {
+        common,
+        owner: context.owner,
+        ownerTable: context.ownerTable,
+        target: shape.named.name.value,
+        list: shape.list,
+        nullable: shape.list ? false : shape.nullable,
+        readonly,
+        column: `${toSnakeCase(node.name.value)}_id`,
+        nameNode: node.name,
+        inverseHint: inverse === undefined || inverseNode === undefined ? undefined : { name: String(inverse.values.inverse), node: inverseNode },
+        order: context.nextOrder(),
+      },
+    };
+  }
+
+  const scalar: ScalarName = category === 'enum' ? 'String' : (shape.named.name.value as ScalarName);
+  if (image !== undefined) {
+    if (scalar === 'String' && category === 'scalar' && !shape.list) {
+      return buildFileField(node, image, uses, common, shape, context);
+    }
+    problems.at(image.node, 'SCHEMA_MISPLACED_DIRECTIVE', `@image applies only to String fields; "${qualified}" is ${print(node.type)}.`);
+    uses.delete('image');
+  }
+  return buildScalarField(node, uses, common, shape, scalar, category === 'enum', context);
+}
+
+function buildScalarField(
+  node: FieldDefinitionNode,
+  uses: Map<string, DirectiveUse>,
+  common: FieldCommon,
+  shape: FieldShape,
+  scalar: ScalarName,
+  isEnum: boolean,
+  context: FieldContext,
+): FieldDraft {
+  const { problems } = context;
+  const qualified = `${context.owner}.${node.name.value}`;
+  const single = !shape.list && scalar !== 'JSON';
+  const allowed = ['readonly', 'default', 'createdAt', 'updatedAt', ...(single ? ['unique', 'index'] : [])];
+  dropMisplaced(uses, qualified, shape.list ? 'list' : scalar === 'JSON' ? 'JSON' : scalar, allowed, problems);
+
+  for (const auto of ['createdAt', 'updatedAt']) {
+    const use = uses.get(auto);
+    if (use !== undefined && (scalar !== 'DateTime' || shape.list)) {
+      problems.at(use.node, 'SCHEMA_MISPLACED_DIRECTIVE', `@${auto} applies only to DateTime fields; "${qualified}" is ${print(node.type)}.`);
+      uses.delete(auto);
+    }
+  }
+  const createdAt = uses.get('createdAt');
+  const updatedAt = uses.get('updatedAt');
+  if (createdAt !== undefined && updatedAt !== undefined) {
+    const later = (createdAt.node.loc?.start ?? 0) > (updatedAt.node.loc?.start ?? 0) ? createdAt : updatedAt;
+    problems.at(later.node, 'SCHEMA_CONFLICTING_DIRECTIVES', `"${qualified}" cannot be both @createdAt and @updatedAt.`);
+  }
+  const auto = createdAt !== undefined ? 'createdAt' : updatedAt !== undefined ? 'updatedAt' : undefined;
+
+  let defaultValue: { readonly value: unknown } | undefined;
+  const defaultUse = uses.get('default');
+  const defaultNode = defaultUse?.argumentNodes.get('value');
+  if (defaultUse !== undefined && auto !== undefined) {
+    problems.at(defaultUse.node, 'SCHEMA_CONFLICTING_DIRECTIVES', `"${qualified}" is set by the server (@${auto}); it cannot have a @default.`);
+  } else if (defaultNode !== undefined) {
+    const enumDeclaration = isEnum ? context.declarations.enums.get(shape.named.name.value) : undefined;
+    const coerced = coerceDefault(defaultNode, {
+      scalar,
+      enumValues: enumDeclaration?.values.map((value) => value.name.value),
+      enumName: enumDeclaration?.name,
+      list: shape.list,
+      itemNullable: shape.itemNullable,
+    });
+    if (coerced.ok) {
+      defaultValue = { value: coerced.value };
+    } else {
+      const quoted = coerced.suggestion !== undefined && coerced.node.kind === Kind.STRING && coerced.node.value === coerced.suggestion;
+      problems.at(
+        coerced.node,
+        'SCHEMA_BAD_DEFAULT',
+        `@default value ${print(coerced.node)} does not fit field "${qualified}" of type ${print(node.type)}: expected ${coerced.expected}${quoted ? ' (enum values are written without quotes)' : ''}.`,
+        coerced.suggestion,
+      );
+    }
+  }
+
+  const readonly = uses.has('readonly') || auto !== undefined;
+  const readonlyUse = uses.get('readonly');
+  if (readonlyUse !== undefined && auto === undefined && !shape.nullable && defaultUse === undefined) {
+    problems.at(
+      readonlyUse.node,
+      'SCHEMA_CONFLICTING_DIRECTIVES',
+      `"${qualified}" is @readonly and non-null without a @default, so no record could ever be created; make it nullable or add @default.`,
+    );
+  }
+
+  const field: ScalarField = {
+    kind: 'scalar',
+    ...common,
+    scalar,
+    enum: isEnum ? shape.named.name.value : undefined,
+    list: shape.list,
+    nullable: shape.nullable,
+    column: toSnakeCase(node.name.value),
+    unique: uses.has('unique'),
+    indexed: uses.has('index'),
+    readonly,
+    auto,
+    default: defaultValue,
+    optionalOnCreate: shape.nullable || defaultUse !== undefined || auto !== undefined,
+  };
+  return { kind: 'stored', field, nameNode: node.name };
+}
+
+function buildFileField(
+  node: FieldDefinitionNode,
+  image: DirectiveUse,
+  uses: Map<string, DirectiveUse>,
+  common: FieldCommon,
+  shape: FieldShape,
+  context: FieldContext,
+): FieldDraft {
+  const { problems } = context;
+  const qualified = `${context.owner}.${node.name.value}`;
+  dropMisplaced(uses, qualified, 'image', ['image'], problems);
+
+  const args = node.arguments ?? [];
+  const sizeArg = args[0];
+  const sizeArgOk =
+    args.length === 1 &&
+    sizeArg !== undefined &&
+    sizeArg.name.value === 'size' &&
+    sizeArg.type.kind === Kind.NAMED_TYPE &&
+    sizeArg.type.name.value === 'Int' &&
+    sizeArg.defaultValue === undefined;
+  if (!sizeArgOk) {
+    problems.at(
+      args[0] ?? node.name,
+      'SCHEMA_FIELD_ARGUMENTS',
+      `@image field "${qualified}" must take exactly one argument, "(size: Int)": write ${node.name.value}(size: Int): ${print(node.type)}.`,
+    );
+  }
+
+  const sizesNode = image.argumentNodes.get('sizes') ?? image.node;
+  const requested = Array.isArray(image.values.sizes) ? (image.values.sizes as number[]) : [];
+  const bad = requested.filter((size) => size < 1 || size > MAX_IMAGE_SIZE);
+  if (requested.length === 0) {
+    problems.at(sizesNode, 'SCHEMA_BAD_DIRECTIVE_ARGUMENT', `@image on "${qualified}" needs at least one size.`);
+  } else if (bad.length > 0) {
+    problems.at(
+      sizesNode,
+      'SCHEMA_BAD_DIRECTIVE_ARGUMENT',
+      `@image sizes must be widths from 1 to ${MAX_IMAGE_SIZE} pixels; ${bad.join(', ')} ${bad.length === 1 ? 'is' : 'are'} not.`,
+    );
+  }
+  const sizes = [...new Set(requested)].sort((a, b) => a - b);
+
+  const field: FileField = {
+    kind: 'file',
+    ...common,
+    nullable: shape.nullable,
+    column: toSnakeCase(node.name.value),
+    image: { sizes },
+  };
+  return { kind: 'stored', field, nameNode: node.name };
+}
+
+function resolveCategory(shape: FieldShape, context: FieldContext): Category | undefined {
+  const name = shape.named.name.value;
+  const { declarations, problems } = context;
+  if ((BUILT_IN_SCALARS as readonly string[]).includes(name)) return 'scalar';
+  if (declarations.enums.has(name)) return 'enum';
+  if (declarations.objects.has(name)) return 'object';
+  // Declared with an unsupported kind: reported at the declaration already.
+  if (declarations.refused.has(name)) return undefined;
+  if (name === 'CacheScope') {
+    problems.at(shape.named, 'SCHEMA_UNSUPPORTED_TYPE', 'CacheScope belongs to @cache and cannot be a field type.');
+    return undefined;
+  }
+  const known = [...BUILT_IN_SCALARS, ...declarations.enums.keys(), ...declarations.objects.keys()];
+  problems.at(shape.named, 'SCHEMA_UNKNOWN_TYPE', `Unknown type "${name}".`, suggest(name, known));
+  return undefined;
+}
+
+/** The parts every field kind shares, read from its description and @cache/@deprecated. */
+export function commonOf(node: FieldDefinitionNode, uses: DirectiveUses, problems: ProblemList): FieldCommon {
+  return {
+    name: node.name.value,
+    description: node.description?.value,
+    deprecated: deprecationOf(uses),
+    cache: cacheHintOf(uses, problems),
+    location: locate(node.name),
+  };
+}
+
+export function deprecationOf(uses: DirectiveUses): string | undefined {
+  const use = uses.get('deprecated');
+  if (use === undefined) return undefined;
+  return typeof use.values.reason === 'string' ? use.values.reason : 'No longer supported';
+}
+
+export function cacheHintOf(uses: DirectiveUses, problems: ProblemList): CacheHint | undefined {
+  const use = uses.get('cache');
+  if (use === undefined) return undefined;
+  const maxAge = use.values.maxAge as number;
+  if (maxAge < 0) {
+    problems.at(use.argumentNodes.get('maxAge') ?? use.node, 'SCHEMA_BAD_DIRECTIVE_ARGUMENT', `@cache maxAge is in seconds and cannot be negative (${maxAge}).`);
+    return undefined;
+  }
+  return { maxAge, scope: use.values.scope as CacheScope };
+}
+
+/** Directives every field may carry, whatever its kind. */
+const ANY_FIELD = new Set(['cache', 'deprecated']);
+
+/**
+ * Reports and removes the directives that do not apply to this kind of
+ * field (`@unique` on a relation, `@default` on an image…).
+ */
+function dropMisplaced(
+  uses: Map<string, DirectiveUse>,
+  qualified: string,
+  kind: string,
+  allowed: readonly string[],
+  problems: ProblemList,
+): void {
+  for (const [name, use] of uses) {
+    if (ANY_FIELD.has(name) || allowed.includes(name)) continue;
+    problems.at(use.node, 'SCHEMA_MISPLACED_DIRECTIVE', `@${name} does not apply to ${describeKind(kind)} "${qualified}".`);
+    uses.delete(name);
+  }
+}
+
+function describeKind(kind: string): string {
+  switch (kind) {
+    case 'relation':
+      return 'the relation';
+    case 'relation list':
+      return 'the relation list';
+    case 'list':
+      return 'the list field';
+    case 'image':
+      return 'the @image field';
+    default:
+      return `the ${kind} field`;
+  }
+}

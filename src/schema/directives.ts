@@ -1,0 +1,80 @@
+import { buildASTSchema, type GraphQLDirective, type GraphQLSchema, parse, Source } from 'graphql';
+
+/**
+ * Diglot's schema language on top of GraphQL SDL: the directives and scalars
+ * a user's schema may use, written as SDL so that graphql-js parses the
+ * definitions and the loader checks every use against them (known directive,
+ * allowed location, argument names and types). The GraphQL front-end can
+ * print this prelude into documentation as it is.
+ */
+export const DIGLOT_PRELUDE_SDL = `
+"An instant, as an RFC 3339 / ISO 8601 string in UTC: 2026-01-31T12:00:00.000Z."
+scalar DateTime
+
+"Any JSON value, stored as it is."
+scalar JSON
+
+"Who may keep a cached response: any cache (PUBLIC), or only the client (PRIVATE)."
+enum CacheScope {
+  PUBLIC
+  PRIVATE
+}
+
+"No two records of the type hold the same value (a unique index)."
+directive @unique on FIELD_DEFINITION
+
+"The column is indexed, for filters and orders on it."
+directive @index on FIELD_DEFINITION
+
+"Clients may read the field but never write it."
+directive @readonly on FIELD_DEFINITION
+
+"Set by the server to the time the record was created (a DateTime field)."
+directive @createdAt on FIELD_DEFINITION
+
+"Set by the server to the time the record was last written (a DateTime field)."
+directive @updatedAt on FIELD_DEFINITION
+
+"The value a new record gets when the input leaves the field out."
+directive @default(value: JSON!) on FIELD_DEFINITION
+
+"HTTP caching hint for the type's or the field's responses."
+directive @cache(maxAge: Int!, scope: CacheScope = PUBLIC) on OBJECT | FIELD_DEFINITION
+
+"A stored image, served resized to one of the allowed widths (the field's value is its URL)."
+directive @image(sizes: [Int!]!) on FIELD_DEFINITION
+
+"Names the field on the related type that is this relation seen from there."
+directive @relation(inverse: String!) on FIELD_DEFINITION
+
+"""
+As GraphQL's own @deprecated, also allowed on object types (a whole
+resource can be deprecated: REST then sends a Deprecation header).
+"""
+directive @deprecated(reason: String = "No longer supported") on FIELD_DEFINITION | ARGUMENT_DEFINITION | INPUT_FIELD_DEFINITION | ENUM_VALUE | OBJECT
+`;
+
+/** The prelude as a schema, so directive definitions can be looked up and values coerced. */
+export const DIGLOT_PRELUDE: GraphQLSchema = buildASTSchema(
+  parse(new Source(DIGLOT_PRELUDE_SDL, 'diglot-prelude.graphql')),
+);
+
+/** Scalars every schema can use without declaring them. */
+export const BUILT_IN_SCALARS = ['ID', 'String', 'Int', 'Float', 'Boolean', 'DateTime', 'JSON'] as const;
+
+/** Type names the prelude or GraphQL itself owns; a user may not declare them. */
+export const RESERVED_TYPE_NAMES: ReadonlySet<string> = new Set([...BUILT_IN_SCALARS, 'CacheScope']);
+
+/** Root types Diglot generates from the resources. */
+export const ROOT_TYPE_NAMES: ReadonlySet<string> = new Set(['Query', 'Mutation', 'Subscription']);
+
+/** Scalars a user may declare (`scalar DateTime`) for their editor's sake; the declaration is ignored. */
+export const DECLARABLE_SCALARS: ReadonlySet<string> = new Set(['DateTime', 'JSON']);
+
+export function getDiglotDirective(name: string): GraphQLDirective | undefined {
+  return DIGLOT_PRELUDE.getDirective(name) ?? undefined;
+}
+
+export function diglotDirectiveNames(): string[] {
+  return DIGLOT_PRELUDE.getDirectives().map((directive) => directive.name);
+}

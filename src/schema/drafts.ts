@@ -1,0 +1,44 @@
+import type { ConstValueNode, NameNode } from 'graphql';
+import type { CacheHint, FileField, ScalarField, SourceLocation } from './model.js';
+
+/** What every field kind has (model.ts's FieldBase, which it does not export). */
+export type FieldCommon = Pick<ScalarField, 'name' | 'description' | 'deprecated' | 'cache' | 'location'>;
+
+/**
+ * A relation field before pairing: its kind (to-many or many-to-many) and
+ * inverse are only known once every type's fields are known.
+ */
+export interface RelationDraft {
+  readonly common: FieldCommon;
+  readonly owner: string;
+  readonly ownerTable: string;
+  readonly target: string;
+  readonly list: boolean;
+  readonly nullable: boolean;
+  readonly readonly: boolean;
+  /** The to-one column (`author_id`); unused for lists. */
+  readonly column: string;
+  readonly nameNode: NameNode;
+  /** `@relation(inverse: "...")`, with the literal for problems. */
+  readonly inverseHint: { readonly name: string; readonly node: ConstValueNode } | undefined;
+  /** Declaration order across all files: the first of a many-to-many pair owns the join table. */
+  readonly order: number;
+}
+
+export type FieldDraft =
+  | { readonly kind: 'stored'; readonly field: ScalarField | FileField; readonly nameNode: NameNode }
+  | { readonly kind: 'relation'; readonly draft: RelationDraft };
+
+export interface TypeDraft {
+  readonly name: string;
+  readonly nameNode: NameNode;
+  readonly description: string | undefined;
+  readonly plural: string;
+  readonly path: string;
+  readonly table: string;
+  readonly cache: CacheHint | undefined;
+  readonly deprecated: string | undefined;
+  readonly location: SourceLocation;
+  /** In declaration order, `id` first. */
+  readonly fields: readonly FieldDraft[];
+}

@@ -1,0 +1,149 @@
+/**
+ * The frozen model that every layer above reads: what the user's SDL says,
+ * resolved once (relations paired, tables and columns named, directives
+ * checked) so that no later stage ever looks at SDL again.
+ *
+ * Naming: a type `OrderItem` is the resource `orderItems` (REST path
+ * `/order-items`, GraphQL list field `orderItems`) stored in table
+ * `order_items`; a field `createdAt` is column `created_at`.
+ */
+
+/** Scalars a column can hold. Enums are `String` columns with a check. */
+export type ScalarName = 'ID' | 'String' | 'Int' | 'Float' | 'Boolean' | 'DateTime' | 'JSON';
+
+export type CacheScope = 'PUBLIC' | 'PRIVATE';
+
+export interface CacheHint {
+  readonly maxAge: number;
+  readonly scope: CacheScope;
+}
+
+export interface SourceLocation {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+}
+
+interface FieldBase {
+  readonly name: string;
+  readonly description: string | undefined;
+  /** Reason from `@deprecated`, or undefined when the field is current. */
+  readonly deprecated: string | undefined;
+  readonly cache: CacheHint | undefined;
+  readonly location: SourceLocation;
+}
+
+/** A value stored in one column of the type's own table. */
+export interface ScalarField extends FieldBase {
+  readonly kind: 'scalar';
+  readonly scalar: ScalarName;
+  /** Name of the enum when the field's type is an enum (scalar is then 'String'). */
+  readonly enum: string | undefined;
+  /** `[String!]` and the like: stored as a JSON array in one column. */
+  readonly list: boolean;
+  readonly nullable: boolean;
+  readonly column: string;
+  readonly unique: boolean;
+  readonly indexed: boolean;
+  /** `@readonly`, `@createdAt`, `@updatedAt` and `id`: never accepted in input. */
+  readonly readonly: boolean;
+  readonly auto: 'id' | 'createdAt' | 'updatedAt' | undefined;
+  /** From `@default(value:)`, already coerced to the field's type. */
+  readonly default: { readonly value: unknown } | undefined;
+  /** True when input may omit it: nullable, defaulted or server-managed. */
+  readonly optionalOnCreate: boolean;
+}
+
+/** A stored file (`@image`): the column holds the content address. */
+export interface FileField extends FieldBase {
+  readonly kind: 'file';
+  readonly nullable: boolean;
+  readonly column: string;
+  readonly image: { readonly sizes: readonly number[] };
+}
+
+/** `author: User!` — this table holds the target's id. */
+export interface ToOneRelation extends FieldBase {
+  readonly kind: 'toOne';
+  readonly target: string;
+  readonly nullable: boolean;
+  readonly column: string;
+  /** The list field on the target that is this relation seen from there. */
+  readonly inverse: string | undefined;
+  readonly readonly: boolean;
+}
+
+/** `posts: [Post!]!` — the inverse of a to-one on the target. */
+export interface ToManyRelation extends FieldBase {
+  readonly kind: 'toMany';
+  readonly target: string;
+  /** The target's to-one field (and so its column) that points back here. */
+  readonly inverse: string;
+  readonly foreignKey: string;
+}
+
+/**
+ * `followers: [User!]!` / `following: [User!]!` — through a join table that
+ * the server owns. `side` says which join column holds this record's id: for
+ * the field that owns the table (declared first), `source`.
+ */
+export interface ManyToManyRelation extends FieldBase {
+  readonly kind: 'manyToMany';
+  readonly target: string;
+  readonly inverse: string | undefined;
+  readonly joinTable: string;
+  /** Join column holding the id of the record this field is read from. */
+  readonly ownColumn: string;
+  /** Join column holding the id of the related record. */
+  readonly otherColumn: string;
+}
+
+export type Field = ScalarField | FileField | ToOneRelation | ToManyRelation | ManyToManyRelation;
+export type RelationField = ToOneRelation | ToManyRelation | ManyToManyRelation;
+
+export interface ResourceType {
+  readonly name: string;
+  readonly description: string | undefined;
+  /** camelCase plural: GraphQL list field and the basis of the REST path. */
+  readonly plural: string;
+  /** REST collection path segment, kebab-case plural: `users`, `order-items`. */
+  readonly path: string;
+  readonly table: string;
+  readonly fields: readonly Field[];
+  readonly fieldsByName: ReadonlyMap<string, Field>;
+  readonly cache: CacheHint | undefined;
+  readonly deprecated: string | undefined;
+  readonly location: SourceLocation;
+}
+
+export interface EnumType {
+  readonly name: string;
+  readonly values: readonly string[];
+  readonly description: string | undefined;
+}
+
+export interface JoinTable {
+  readonly name: string;
+  /** Both columns reference `id` of these types. */
+  readonly sourceColumn: string;
+  readonly sourceType: string;
+  readonly targetColumn: string;
+  readonly targetType: string;
+}
+
+export interface Model {
+  readonly types: readonly ResourceType[];
+  readonly typesByName: ReadonlyMap<string, ResourceType>;
+  readonly enums: ReadonlyMap<string, EnumType>;
+  readonly joinTables: readonly JoinTable[];
+  /** sha256 of the normalized SDL: part of every ETag, so a schema change invalidates caches. */
+  readonly hash: string;
+}
+
+export function isRelation(field: Field): field is RelationField {
+  return field.kind === 'toOne' || field.kind === 'toMany' || field.kind === 'manyToMany';
+}
+
+export function isListRelation(field: Field): field is ToManyRelation | ManyToManyRelation {
+  return field.kind === 'toMany' || field.kind === 'manyToMany';
+}

@@ -1,0 +1,69 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Engine } from '../engine/engine.js';
+import { DEFAULT_LIMITS, type PlanLimits } from '../plan/build-read.js';
+import { ApiError } from '../errors/api-error.js';
+import { PROBLEM_CONTENT_TYPE, problemOf } from '../rest/problem.js';
+import { registerRestApi } from '../rest/rest-api.js';
+import { registerGraphqlApi, type GraphqlOptions } from '../graphql/graphql-api.js';
+import { registerOpenApi } from '../rest/openapi/register-openapi.js';
+import { installErrorHandling } from './error-handler.js';
+
+export interface ServerOptions {
+  readonly engine: Engine;
+  readonly limits?: PlanLimits;
+  /** Largest JSON body accepted, in bytes. */
+  readonly bodyLimit?: number;
+  readonly requireIfMatch?: boolean;
+  /** pino options, or false for silence (tests). */
+  readonly logger?: boolean | { readonly level: string };
+  /** Show internal error messages to clients (development only). */
+  readonly exposeInternals?: boolean;
+  /** GraphQL limits, persisted documents, suggestions, GraphiQL. */
+  readonly graphql?: GraphqlOptions;
+}
+
+/**
+ * One HTTP server mounting both front-ends over one engine, plus the
+ * operational endpoints. Listening and shutdown belong to the caller.
+ */
+export async function createServer(options: ServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger:
+      options.logger === false
+        ? false
+        : {
+            level: typeof options.logger === 'object' ? options.logger.level : 'info',
+            // Credentials never reach the log.
+            redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+          },
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // Clients' request ids are kept for correlation; otherwise we make one.
+    requestIdHeader: 'x-request-id',
+  });
+  installErrorHandling(app, { exposeInternals: options.exposeInternals === true });
+  app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, JSON.parse(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+
+  const { engine } = options;
+  app.get('/healthz', async (_request, reply) => {
+    try {
+      await engine.db.ping();
+      return await reply.code(200).send({ status: 'ok', database: engine.db.dialect });
+    } catch {
+      const error = new ApiError('DATABASE_UNAVAILABLE', { detail: 'The database does not answer' });
+      return reply.code(503).type(PROBLEM_CONTENT_TYPE).send(problemOf(error, '/healthz'));
+    }
+  });
+
+  registerRestApi(app, { engine, limits: options.limits ?? DEFAULT_LIMITS, requireIfMatch: options.requireIfMatch === true });
+  registerGraphqlApi(app, { engine, limits: options.limits ?? DEFAULT_LIMITS, graphql: { exposeInternals: options.exposeInternals, ...options.graphql } });
+  registerOpenApi(app, { engine, limits: options.limits ?? DEFAULT_LIMITS, requireIfMatch: options.requireIfMatch === true });
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { ApiError, isApiError } from '../errors/api-error.js';
+import { PROBLEM_CONTENT_TYPE, problemOf } from '../rest/problem.js';
+
+/**
+ * Everything that goes wrong ends here as problem+json with a registered
+ * code. Fastify's own envelope errors (media type, body size, malformed JSON)
+ * are translated; anything unknown is INTERNAL with an error id, its stack
+ * going to the log and never to the client.
+ */
+export function installErrorHandling(app: FastifyInstance, options: { readonly exposeInternals: boolean }): void {
+  app.setErrorHandler((raw: FastifyError | Error, request, reply) => {
+    const error = toApiError(raw);
+    if (error.code === 'INTERNAL') {
+      const errorId = randomUUID();
+      request.log.error({ err: raw, errorId }, 'internal error');
+      const internal = new ApiError('INTERNAL', {
+        detail: options.exposeInternals ? raw.message : `Something went wrong on our side; quote error id ${errorId}`,
+        extensions: { errorId },
+      });
+      void reply.code(500).type(PROBLEM_CONTENT_TYPE).send(problemOf(internal, request.url));
+      return;
+    }
+    const allow = error.extensions['allow'];
+    if (Array.isArray(allow)) void reply.header('allow', allow.join(', '));
+    if (error.status >= 500) request.log.warn({ code: error.code, detail: error.detail }, 'service unavailable');
+    void reply.code(error.status).type(PROBLEM_CONTENT_TYPE).send(problemOf(error, request.url));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const error = new ApiError('ROUTE_NOT_FOUND', { detail: `No route ${request.method} ${request.url.split('?')[0] ?? ''}` });
+    void reply.code(404).type(PROBLEM_CONTENT_TYPE).send(problemOf(error, request.url));
+  });
+}
+
+export function toApiError(raw: unknown): ApiError {
+  if (isApiError(raw)) return raw;
+  const error = raw as Partial<FastifyError>;
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('UNSUPPORTED_MEDIA_TYPE', { detail: 'This content type is not accepted here; send application/json' });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('BODY_TOO_LARGE', { detail: 'The request body is larger than this server accepts' });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('MALFORMED_JSON', { detail: 'The body is empty but the content type says JSON' });
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('BAD_REQUEST', { detail: 'Content-Length does not match the body' });
+    default:
+      break;
+  }
+  if (raw instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return new ApiError('MALFORMED_JSON', { detail: `The body is not valid JSON: ${error.message ?? ''}` });
+  }
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    return new ApiError('BAD_REQUEST', { detail: error.message ?? 'Bad request' });
+  }
+  return new ApiError('INTERNAL');
+}

@@ -1,0 +1,41 @@
+import type { ResourceType } from '../../schema/model.js';
+import type { Filter } from '../../plan/read-plan.js';
+import type { SqlContext } from './sql-context.js';
+
+const COMPARISON = { eq: '=', ne: '<>', lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
+
+/** The column a filter or order key on `field` reads: scalars, to-one ids and files. */
+export function columnOf(ctx: SqlContext, type: ResourceType, alias: string, fieldName: string): string {
+  const field = ctx.field(type, fieldName);
+  if (field.kind === 'scalar' || field.kind === 'toOne' || field.kind === 'file') return ctx.ref(alias, field.column);
+  throw new Error(`plan filters or orders on list field ${type.name}.${fieldName}`);
+}
+
+export function compileFilter(ctx: SqlContext, type: ResourceType, alias: string, filter: Filter): string {
+  switch (filter.op) {
+    case 'and':
+    case 'or': {
+      if (filter.items.length === 0) return filter.op === 'and' ? '1=1' : '1=0';
+      const joiner = filter.op === 'and' ? ' AND ' : ' OR ';
+      return `(${filter.items.map((item) => compileFilter(ctx, type, alias, item)).join(joiner)})`;
+    }
+    case 'not':
+      return `NOT (${compileFilter(ctx, type, alias, filter.item)})`;
+    case 'isNull':
+      return `${columnOf(ctx, type, alias, filter.field)} IS ${filter.value ? '' : 'NOT '}NULL`;
+    case 'in': {
+      const column = columnOf(ctx, type, alias, filter.field);
+      if (filter.values.length === 0) return '1=0';
+      return `${column} IN (${filter.values.map((value) => ctx.param(value)).join(', ')})`;
+    }
+    case 'contains':
+      return ctx.sql.contains(columnOf(ctx, type, alias, filter.field), ctx.param(filter.value));
+    case 'startsWith':
+      return ctx.sql.startsWith(columnOf(ctx, type, alias, filter.field), ctx.param(filter.value));
+    case 'ne':
+      // SQL's `<>` drops NULL rows; a user asking "status ne X" expects rows with no status too.
+      return `(${columnOf(ctx, type, alias, filter.field)} IS NULL OR ${columnOf(ctx, type, alias, filter.field)} <> ${ctx.param(filter.value)})`;
+    default:
+      return `${columnOf(ctx, type, alias, filter.field)} ${COMPARISON[filter.op]} ${ctx.param(filter.value)}`;
+  }
+}

@@ -1,0 +1,114 @@
+import type { Model, ResourceType } from '../../schema/model.js';
+import type { ReadPlan, ReadRoot } from '../../plan/read-plan.js';
+import type { SqlCompilerHooks } from '../dialect.js';
+import { compileFilter } from './compile-filter.js';
+import { compileOrderBy } from './compile-order.js';
+import { compileCount, compileObject, compilePageRows, relationRows, type RelationSource } from './compile-select.js';
+import { SqlContext, sqlString } from './sql-context.js';
+import { CLOCK_TABLE } from '../migrate/desired-schema.js';
+
+/**
+ * A read plan compiled to one statement. It depends only on the plan's shape,
+ * so it is cached by shape and rebound to each plan's params via `paramOrder`.
+ *
+ * Root lists come back as one row per record (JSON text plus order-key
+ * values), joined into an array by the engine: it gives the cursors and the
+ * "is there a next page" row for free. Everything below the root is built as
+ * JSON by the database.
+ */
+export interface CompiledRead {
+  readonly sql: string;
+  readonly paramOrder: readonly number[];
+  readonly tables: readonly string[];
+  readonly root: ReadRoot['kind'];
+  /** Root lists: number of order-key columns `o0…` per row. */
+  readonly keyCount: number;
+  /** Root lists: every row carries `parent_found` / `total`; an empty page is one row with a null `j`. */
+  readonly meta: { readonly parent: boolean; readonly total: boolean };
+  /** Root lists read backwards (`last:`): the engine reverses the rows. */
+  readonly reversed: boolean;
+}
+
+export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPlan): CompiledRead {
+  const ctx = new SqlContext(model, hooks);
+  const { root } = plan;
+  if (root.kind === 'one') {
+    const type = ctx.type(root.node.type);
+    const alias = ctx.alias();
+    const object = compileObject(ctx, root.node, alias);
+    const sql = `SELECT ${hooks.jsonText(object)} AS j FROM ${ctx.table(type)} ${alias} WHERE ${ctx.ref(alias, 'id')} = ${ctx.param(root.id)}`;
+    return finish(ctx, sql, root.kind, 0, { parent: false, total: false }, false);
+  }
+
+  const type = ctx.type(root.node.type);
+  const meta = { parent: root.parent !== undefined, total: root.totalCount };
+  const keyCount = root.node.order.length;
+  const reversed = root.node.page.fromEnd;
+  // Placeholders are positional on SQLite, so SQL text is produced strictly
+  // left to right: the facts first, then the page.
+  const facts: string[] = [];
+  if (root.parent !== undefined) {
+    const parentType = ctx.type(root.parent.type);
+    facts.push(`(SELECT count(*) FROM ${ctx.table(parentType)} WHERE ${hooks.quoteIdent('id')} = ${ctx.param(root.parent.id)}) AS parent_found`);
+  }
+  if (root.totalCount) {
+    const counted = listSource(ctx, type, root);
+    const filter = root.node.filter === undefined ? undefined : compileFilter(ctx, counted.target, counted.alias, root.node.filter);
+    facts.push(`${compileCount(counted.from, counted.link, filter)} AS total`);
+  }
+  if (facts.length === 0) {
+    const rows = compilePageRows(ctx, listSource(ctx, type, root), root.node, { extraRow: true, asText: true });
+    return finish(ctx, rows, 'list', keyCount, meta, reversed);
+  }
+
+  // One row of facts LEFT JOINed to the page, so the facts arrive even when the page is empty.
+  const rows = compilePageRows(ctx, listSource(ctx, type, root), root.node, { extraRow: true, asText: false });
+  const derived = ctx.alias();
+  const keys = Array.from({ length: keyCount }, (_, i) => `${derived}.o${i}`);
+  const sql =
+    `SELECT ${hooks.jsonText(`${derived}.j`)} AS j, ${keys.join(', ')}, m.* ` +
+    `FROM (SELECT ${facts.join(', ')}) m LEFT JOIN (${rows}) ${derived} ON 1=1 ` +
+    `ORDER BY ${compileOrderBy(keys, root.node.order, reversed)}`;
+  return finish(ctx, sql, 'list', keyCount, meta, reversed);
+}
+
+function listSource(ctx: SqlContext, type: ResourceType, root: Extract<ReadRoot, { kind: 'list' }>): RelationSource {
+  if (root.parent !== undefined) return relationRows(ctx, ctx.type(root.parent.type), root.parent.field, ctx.param(root.parent.id));
+  const alias = ctx.alias();
+  return { target: type, alias, from: `${ctx.table(type)} ${alias}`, link: undefined };
+}
+
+/**
+ * Every read also returns the change clocks of the tables it read, in the
+ * same statement, so a response's validator costs no extra round trip. The
+ * text matches `ChangeClock.versionOf`: `table:version` pairs sorted by table.
+ */
+function withClock(ctx: SqlContext, sql: string): string {
+  const q = (name: string): string => ctx.sql.quoteIdent(name);
+  const tables = [...ctx.tables].sort();
+  if (tables.length === 0 || !sql.startsWith('SELECT ')) return sql;
+  const pair = ctx.sql.concat([q('table_name'), sqlString(':'), `CAST(${q('version')} AS TEXT)`]);
+  const clock =
+    `(SELECT ${ctx.sql.stringAgg(pair, q('table_name'))} FROM ${q(CLOCK_TABLE)} ` +
+    `WHERE ${q('table_name')} IN (${tables.map(sqlString).join(', ')}))`;
+  return `SELECT ${clock} AS clock, ${sql.slice('SELECT '.length)}`;
+}
+
+function finish(
+  ctx: SqlContext,
+  sql: string,
+  root: ReadRoot['kind'],
+  keyCount: number,
+  meta: CompiledRead['meta'],
+  reversed: boolean,
+): CompiledRead {
+  return Object.freeze({
+    sql: withClock(ctx, sql),
+    paramOrder: Object.freeze([...ctx.paramOrder]),
+    tables: Object.freeze([...ctx.tables].sort()),
+    root,
+    keyCount,
+    meta,
+    reversed,
+  });
+}

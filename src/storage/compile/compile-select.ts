@@ -1,0 +1,151 @@
+import type { ManyToManyRelation, ResourceType, ScalarField, ToManyRelation } from '../../schema/model.js';
+import { orderSignature } from '../../plan/cursor.js';
+import type { ListNode, OrderKey, ReadNode, Selection } from '../../plan/read-plan.js';
+import { columnOf, compileFilter } from './compile-filter.js';
+import { compileKeyset, compileOrderBy, orderColumns } from './compile-order.js';
+import { sqlString, type SqlContext } from './sql-context.js';
+
+/**
+ * The JSON object for one record of `node.type` at `alias`. Nested relations
+ * become correlated subqueries that build their JSON in the database, so the
+ * whole tree is one statement (the technique Hasura and PostgREST use).
+ */
+export function compileObject(ctx: SqlContext, node: ReadNode, alias: string, order?: readonly OrderKey[]): string {
+  const type = ctx.type(node.type);
+  const pairs = node.select.map((selection) => [selection.key, compileSelection(ctx, type, alias, selection, order)] as const);
+  return ctx.sql.jsonObject(pairs);
+}
+
+function compileSelection(ctx: SqlContext, type: ResourceType, alias: string, selection: Selection, order: readonly OrderKey[] | undefined): string {
+  switch (selection.kind) {
+    case 'constant':
+      return sqlString(selection.value);
+    case 'cursor': {
+      if (order === undefined) return 'NULL';
+      // Same JSON as encodeCursor: [signature, ...values], timestamps as ISO text.
+      const values = order.map((key) => {
+        const field = ctx.field(type, key.field);
+        const ref = columnOf(ctx, type, alias, key.field);
+        return field.kind === 'scalar' && field.scalar === 'DateTime' ? ctx.sql.jsonTimestamp(ref) : ref;
+      });
+      return ctx.sql.cursorHex([sqlString(orderSignature(order)), ...values]);
+    }
+    case 'column': {
+      const field = ctx.field(type, selection.field);
+      if (field.kind === 'toOne') return ctx.ref(alias, field.column);
+      if (field.kind !== 'scalar') throw new Error(`${type.name}.${selection.field} is not a column`);
+      return jsonColumn(ctx, field, ctx.ref(alias, field.column));
+    }
+    case 'file': {
+      const field = ctx.field(type, selection.field);
+      if (field.kind !== 'file') throw new Error(`${type.name}.${selection.field} is not a file`);
+      // NULL propagates through concatenation, so a record without a picture yields null.
+      const parts = [sqlString('/files/'), ctx.ref(alias, field.column)];
+      if (selection.size !== undefined) parts.push(sqlString('/'), ctx.param(selection.size));
+      return ctx.sql.concat(parts);
+    }
+    case 'toOne': {
+      const field = ctx.field(type, selection.field);
+      if (field.kind !== 'toOne') throw new Error(`${type.name}.${selection.field} is not a to-one relation`);
+      const target = ctx.type(field.target);
+      const inner = ctx.alias();
+      const object = compileObject(ctx, selection.node, inner);
+      return ctx.sql.embedJson(
+        `(SELECT ${object} FROM ${ctx.table(target)} ${inner} WHERE ${ctx.ref(inner, 'id')} = ${ctx.ref(alias, field.column)})`,
+      );
+    }
+    case 'toMany':
+      return compileNestedList(ctx, type, alias, selection.field, selection.node);
+    case 'count': {
+      const source = relationSource(ctx, type, alias, selection.field);
+      const filter = selection.filter === undefined ? undefined : compileFilter(ctx, source.target, source.alias, selection.filter);
+      return compileCount(source.from, source.link, filter);
+    }
+  }
+}
+
+/** A scalar column as a JSON value of the right JSON type on every dialect. */
+export function jsonColumn(ctx: SqlContext, field: ScalarField, ref: string): string {
+  if (field.list || field.scalar === 'JSON') return ctx.sql.jsonValue(ref);
+  if (field.scalar === 'Boolean') return ctx.sql.jsonBoolean(ref);
+  if (field.scalar === 'DateTime') return ctx.sql.jsonTimestamp(ref);
+  if (field.scalar === 'Float') return ctx.sql.jsonFloat(ref);
+  return ref;
+}
+
+export interface RelationSource {
+  readonly target: ResourceType;
+  readonly alias: string;
+  /** FROM clause (target table, joined to the link table for many-to-many). */
+  readonly from: string;
+  /** Condition tying target rows to the parent id expression (none for a root list). */
+  readonly link: string | undefined;
+}
+
+/** The rows of relation `fieldName` of the record whose id is `parentId` (an SQL expression). */
+export function relationRows(ctx: SqlContext, type: ResourceType, fieldName: string, parentId: string): RelationSource {
+  const field = ctx.field(type, fieldName);
+  if (field.kind !== 'toMany' && field.kind !== 'manyToMany') throw new Error(`${type.name}.${fieldName} is not a list relation`);
+  return listRelationRows(ctx, field, parentId);
+}
+
+function listRelationRows(ctx: SqlContext, field: ToManyRelation | ManyToManyRelation, parentId: string): RelationSource {
+  const target = ctx.type(field.target);
+  const alias = ctx.alias();
+  if (field.kind === 'toMany') {
+    return { target, alias, from: `${ctx.table(target)} ${alias}`, link: `${ctx.ref(alias, field.foreignKey)} = ${parentId}` };
+  }
+  const join = ctx.alias();
+  return {
+    target,
+    alias,
+    from: `${ctx.table(target)} ${alias} JOIN ${ctx.joinTable(field.joinTable)} ${join} ON ${ctx.ref(join, field.otherColumn)} = ${ctx.ref(alias, 'id')}`,
+    link: `${ctx.ref(join, field.ownColumn)} = ${parentId}`,
+  };
+}
+
+function relationSource(ctx: SqlContext, type: ResourceType, alias: string, fieldName: string): RelationSource {
+  return relationRows(ctx, type, fieldName, ctx.ref(alias, 'id'));
+}
+
+/**
+ * `SELECT j, o0, o1 … FROM … WHERE … ORDER BY … LIMIT n`: the page of rows,
+ * each with its JSON and its order-key values (for aggregation order and cursors).
+ */
+export function compilePageRows(
+  ctx: SqlContext,
+  source: RelationSource,
+  node: ListNode,
+  options: { readonly extraRow: boolean; readonly asText: boolean },
+): string {
+  const columns = orderColumns(ctx, source.target, source.alias, node.order);
+  const object = compileObject(ctx, node, source.alias, node.order);
+  const where: string[] = [];
+  if (source.link !== undefined) where.push(source.link);
+  if (node.filter !== undefined) where.push(compileFilter(ctx, source.target, source.alias, node.filter));
+  const { page } = node;
+  if (page.after !== undefined) where.push(compileKeyset(ctx, columns, node.order, page.after, true));
+  if (page.before !== undefined) where.push(compileKeyset(ctx, columns, node.order, page.before, false));
+  const keys = columns.map((column, i) => `${column} AS o${i}`).join(', ');
+  const limit = options.extraRow ? `${ctx.param(page.limit)} + 1` : ctx.param(page.limit);
+  return (
+    `SELECT ${options.asText ? ctx.sql.jsonText(object) : object} AS j, ${keys} FROM ${source.from}` +
+    (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
+    ` ORDER BY ${compileOrderBy(columns, node.order, page.fromEnd)} LIMIT ${limit}`
+  );
+}
+
+function compileNestedList(ctx: SqlContext, type: ResourceType, alias: string, fieldName: string, node: ListNode): string {
+  const source = relationSource(ctx, type, alias, fieldName);
+  const rows = compilePageRows(ctx, source, node, { extraRow: false, asText: false });
+  const derived = ctx.alias();
+  const keyColumns = node.order.map((_, i) => `${derived}.o${i}`);
+  const aggregate = ctx.sql.jsonArrayAgg(ctx.sql.embedJson(`${derived}.j`), compileOrderBy(keyColumns, node.order, false));
+  return ctx.sql.embedJson(`(SELECT ${aggregate} FROM (${rows}) ${derived})`);
+}
+
+/** Used by the total count of a root list: the same rows without paging. */
+export function compileCount(from: string, link: string | undefined, filter: string | undefined): string {
+  const where = [link, filter].filter((part): part is string => part !== undefined);
+  return `(SELECT count(*) FROM ${from}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''})`;
+}

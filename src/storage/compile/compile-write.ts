@@ -1,0 +1,84 @@
+import type { ManyToManyRelation, Model, ResourceType } from '../../schema/model.js';
+import type { SqlCompilerHooks, SqlValue } from '../dialect.js';
+
+/** One statement ready to run. */
+export interface SqlStatement {
+  readonly sql: string;
+  readonly params: readonly SqlValue[];
+}
+
+/** Column name → value, already converted to what the driver stores. */
+export type ColumnValues = ReadonlyMap<string, SqlValue>;
+
+export function compileInsert(hooks: SqlCompilerHooks, type: ResourceType, values: ColumnValues): SqlStatement {
+  const columns = [...values.keys()];
+  return {
+    sql:
+      `INSERT INTO ${hooks.quoteIdent(type.table)} (${columns.map((c) => hooks.quoteIdent(c)).join(', ')}) ` +
+      `VALUES (${columns.map((_, i) => hooks.placeholder(i)).join(', ')})`,
+    params: [...values.values()],
+  };
+}
+
+export function compileUpdate(hooks: SqlCompilerHooks, type: ResourceType, id: string, values: ColumnValues): SqlStatement {
+  const columns = [...values.keys()];
+  const sets = columns.map((c, i) => `${hooks.quoteIdent(c)} = ${hooks.placeholder(i)}`);
+  return {
+    sql: `UPDATE ${hooks.quoteIdent(type.table)} SET ${sets.join(', ')} WHERE ${hooks.quoteIdent('id')} = ${hooks.placeholder(columns.length)}`,
+    params: [...values.values(), id],
+  };
+}
+
+export function compileDelete(hooks: SqlCompilerHooks, type: ResourceType, id: string): SqlStatement {
+  return { sql: `DELETE FROM ${hooks.quoteIdent(type.table)} WHERE ${hooks.quoteIdent('id')} = ${hooks.placeholder(0)}`, params: [id] };
+}
+
+export function compileExists(hooks: SqlCompilerHooks, type: ResourceType, id: string): SqlStatement {
+  return { sql: `SELECT 1 AS found FROM ${hooks.quoteIdent(type.table)} WHERE ${hooks.quoteIdent('id')} = ${hooks.placeholder(0)}`, params: [id] };
+}
+
+/** Idempotent link insert: linking twice changes nothing and reports 0 changes. */
+export function compileLink(hooks: SqlCompilerHooks, field: ManyToManyRelation, ownId: string, otherId: string): SqlStatement {
+  const own = hooks.quoteIdent(field.ownColumn);
+  const other = hooks.quoteIdent(field.otherColumn);
+  return {
+    sql:
+      `INSERT INTO ${hooks.quoteIdent(field.joinTable)} (${own}, ${other}) VALUES (${hooks.placeholder(0)}, ${hooks.placeholder(1)}) ` +
+      `ON CONFLICT DO NOTHING`,
+    params: [ownId, otherId],
+  };
+}
+
+export function compileUnlink(hooks: SqlCompilerHooks, field: ManyToManyRelation, ownId: string, otherId: string): SqlStatement {
+  return {
+    sql:
+      `DELETE FROM ${hooks.quoteIdent(field.joinTable)} WHERE ${hooks.quoteIdent(field.ownColumn)} = ${hooks.placeholder(0)} ` +
+      `AND ${hooks.quoteIdent(field.otherColumn)} = ${hooks.placeholder(1)}`,
+    params: [ownId, otherId],
+  };
+}
+
+/**
+ * Tables whose rows a delete of `type` can change through ON DELETE CASCADE /
+ * SET NULL: their change clocks must move too, or a cached list of posts
+ * would outlive its deleted author.
+ */
+export function affectedByDelete(model: Model, type: ResourceType): string[] {
+  const tables = new Set<string>([type.table]);
+  const pending = [type];
+  while (pending.length > 0) {
+    const current = pending.pop() as ResourceType;
+    for (const other of model.types) {
+      for (const field of other.fields) {
+        if (field.kind === 'toOne' && field.target === current.name && !tables.has(other.table)) {
+          tables.add(other.table);
+          pending.push(other);
+        }
+      }
+    }
+    for (const join of model.joinTables) {
+      if (join.sourceType === current.name || join.targetType === current.name) tables.add(join.name);
+    }
+  }
+  return [...tables].sort();
+}

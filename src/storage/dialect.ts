@@ -1,0 +1,80 @@
+/**
+ * The dialect contract: everything the engine needs from a database, and
+ * nothing more. SQLite and PostgreSQL each implement it in their own folder;
+ * nothing outside those folders mentions a database by name.
+ */
+
+import type { SchemaDialect } from './migrate/schema-spec.js';
+
+export type SqlValue = string | number | bigint | boolean | null | Buffer;
+
+export interface DialectCapabilities {
+  /** `FILTER (WHERE ...)` on aggregates. */
+  readonly aggregateFilter: boolean;
+  /** `ALTER TABLE ... DROP COLUMN` inside a transaction. */
+  readonly transactionalDdl: boolean;
+}
+
+/** A connection or transaction: run statements. Rows are plain objects. */
+export interface SqlRunner {
+  all<Row = Record<string, unknown>>(sql: string, params?: readonly SqlValue[]): Promise<Row[]>;
+  run(sql: string, params?: readonly SqlValue[]): Promise<{ readonly changes: number }>;
+}
+
+export interface Database extends SqlRunner {
+  readonly dialect: 'sqlite' | 'postgres';
+  readonly sql: SqlCompilerHooks;
+  readonly supports: DialectCapabilities;
+  /** Runs `work` in one transaction; commits when it resolves, rolls back when it throws. */
+  transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T>;
+  /**
+   * A number that changes when another connection commits (SQLite's
+   * `PRAGMA data_version`), where the database offers one; lets the change
+   * clock skip re-reading unchanged clocks.
+   */
+  readonly dataVersion?: () => Promise<number>;
+  /** Reading and changing the schema: what `migrate` works with (each driver supplies its own). */
+  readonly schema: SchemaDialect;
+  /** Cheap liveness probe for /healthz. */
+  ping(): Promise<void>;
+  /** Number of statements sent since start (observability and tests). */
+  readonly statementCount: number;
+  close(): Promise<void>;
+}
+
+/**
+ * The small set of spellings in which the two SQL dialects differ. The
+ * compiler is written once against these hooks (as Kysely's are).
+ */
+export interface SqlCompilerHooks {
+  /** Placeholder for the n-th (0-based) parameter: `?` or `$1`. */
+  placeholder(index: number): string;
+  quoteIdent(name: string): string;
+  /** JSON object from alternating key / value expressions. */
+  jsonObject(pairs: readonly (readonly [string, string])[]): string;
+  /** Aggregate JSON values into an array in the given order; `[]` for no rows. */
+  jsonArrayAgg(valueExpr: string, orderBy: string): string;
+  /** Embed a JSON value produced by a subquery so it stays JSON in an outer object. */
+  embedJson(expr: string): string;
+  /** A boolean column rendered as JSON true/false/null. */
+  jsonBoolean(expr: string): string;
+  /** A timestamp column rendered as ISO-8601 UTC text with milliseconds. */
+  jsonTimestamp(expr: string): string;
+  /** A JSON value as the text the driver returns unparsed (PostgreSQL would otherwise parse json). */
+  jsonText(expr: string): string;
+  /** A float rendered as the same JSON number text on every dialect (`10`, not `10.0`). */
+  jsonFloat(expr: string): string;
+  /** A JSON column rendered as a JSON value. */
+  jsonValue(expr: string): string;
+  /** Case-sensitive substring / prefix match with the parameter as a literal. */
+  contains(column: string, param: string): string;
+  startsWith(column: string, param: string): string;
+  /** Uppercase hex of the JSON array text of the values: a keyset cursor built in SQL (see plan/cursor.ts). */
+  cursorHex(values: readonly string[]): string;
+  /** Text aggregate: the values joined by `,` in the given order (`group_concat` / `string_agg`). */
+  stringAgg(valueExpr: string, orderBy: string): string;
+  /** String concatenation. */
+  concat(parts: readonly string[]): string;
+  /** The column type for a model scalar. */
+  columnType(scalar: 'ID' | 'String' | 'Int' | 'Float' | 'Boolean' | 'DateTime' | 'JSON'): string;
+}

@@ -1,0 +1,179 @@
+import type { Field, JoinTable, Model, ResourceType } from '../../schema/model.js';
+import { constraintName } from './schema-names.js';
+import type { ColumnSpec, IndexSpec, SchemaSpec, TableSpec } from './schema-spec.js';
+
+export const MIGRATIONS_TABLE = '_diglot_migrations';
+export const CLOCK_TABLE = '_diglot_clock';
+export const OUTBOX_TABLE = '_diglot_outbox';
+
+/** Tables whose names start with this belong to Diglot itself. */
+export const SYSTEM_PREFIX = '_diglot_';
+
+/**
+ * The schema the model asks for: one table per resource type, one per
+ * many-to-many relation, and Diglot's system tables. Pure: the same model
+ * always gives the same spec, which is what makes `migrate` idempotent.
+ */
+export function desiredSchema(model: Model): SchemaSpec {
+  const tables: TableSpec[] = [];
+  for (const type of model.types) tables.push(resourceTable(model, type));
+  for (const join of model.joinTables) tables.push(joinTable(model, join));
+  tables.push(...SYSTEM_TABLES);
+  return Object.freeze({ tables: Object.freeze(tables) });
+}
+
+function resourceTable(model: Model, type: ResourceType): TableSpec {
+  const idField = type.fields.find((field) => field.kind === 'scalar' && field.auto === 'id');
+  const idColumn = idField?.kind === 'scalar' ? idField.column : 'id';
+  const columns: ColumnSpec[] = [column(idColumn, 'ID', { nullable: false, field: idField?.name ?? 'id' })];
+  const indexes: IndexSpec[] = [];
+  for (const field of type.fields) {
+    if (field === idField) continue;
+    const spec = fieldColumn(model, type, field);
+    if (spec === undefined) continue;
+    columns.push(spec);
+    const index = fieldIndex(type.table, field, spec);
+    if (index !== undefined) indexes.push(index);
+  }
+  return freezeTable({ name: type.table, kind: 'resource', type: type.name, columns, primaryKey: [idColumn], indexes });
+}
+
+function fieldColumn(model: Model, type: ResourceType, field: Field): ColumnSpec | undefined {
+  switch (field.kind) {
+    case 'scalar': {
+      // Lists (`[String!]`) are stored as one JSON array.
+      const scalar = field.list ? 'JSON' : field.scalar;
+      const enumValues = field.enum === undefined || field.list ? undefined : model.enums.get(field.enum)?.values;
+      const timestamp = field.auto === 'createdAt' || field.auto === 'updatedAt';
+      return column(field.column, scalar, {
+        nullable: field.nullable,
+        field: field.name,
+        default:
+          field.default !== undefined ? { kind: 'value', value: field.default.value } : timestamp ? { kind: 'now' } : undefined,
+        enumValues: enumValues === undefined ? undefined : Object.freeze([...enumValues]),
+      });
+    }
+    case 'file':
+      return column(field.column, 'String', { nullable: field.nullable, field: field.name });
+    case 'toOne': {
+      const target = model.typesByName.get(field.target);
+      if (target === undefined) throw new Error(`relation ${field.name} names unknown type ${field.target}`);
+      return column(field.column, 'ID', {
+        nullable: field.nullable,
+        field: field.name,
+        references: {
+          name: constraintName(type.table, field.column, 'fkey'),
+          table: target.table,
+          column: 'id',
+          // A required relation cannot outlive its target; an optional one forgets it.
+          onDelete: field.nullable ? 'set null' : 'cascade',
+        },
+      });
+    }
+    case 'toMany':
+    case 'manyToMany':
+      return undefined;
+  }
+}
+
+function fieldIndex(table: string, field: Field, spec: ColumnSpec): IndexSpec | undefined {
+  // JSON columns have no ordering (PostgreSQL's json type has no b-tree
+  // operators), so they are never indexed; the schema loader rejects @unique
+  // and @index on them.
+  if (spec.type === 'JSON') return undefined;
+  if (field.kind === 'scalar' && field.unique) return index(table, spec.name, true);
+  if (field.kind === 'scalar' && field.indexed) return index(table, spec.name, false);
+  // Every foreign key is indexed: cascades and `/users/42/posts` look rows up by it.
+  if (field.kind === 'toOne') return index(table, spec.name, false);
+  return undefined;
+}
+
+function joinTable(model: Model, join: JoinTable): TableSpec {
+  const tableOf = (typeName: string): string => {
+    const type = model.typesByName.get(typeName);
+    if (type === undefined) throw new Error(`join table ${join.name} names unknown type ${typeName}`);
+    return type.table;
+  };
+  const link = (name: string, typeName: string): ColumnSpec =>
+    column(name, 'ID', {
+      nullable: false,
+      references: { name: constraintName(join.name, name, 'fkey'), table: tableOf(typeName), column: 'id', onDelete: 'cascade' },
+    });
+  return freezeTable({
+    name: join.name,
+    kind: 'join',
+    type: undefined,
+    columns: [link(join.sourceColumn, join.sourceType), link(join.targetColumn, join.targetType)],
+    primaryKey: [join.sourceColumn, join.targetColumn],
+    // The primary key serves lookups by source; this one serves the inverse side.
+    indexes: [index(join.name, join.targetColumn, false)],
+  });
+}
+
+const SYSTEM_TABLES: readonly TableSpec[] = [
+  freezeTable({
+    name: MIGRATIONS_TABLE,
+    kind: 'system',
+    type: undefined,
+    columns: [
+      column('version', 'Int', { nullable: false }),
+      column('applied_at', 'DateTime', { nullable: false, default: { kind: 'now' } }),
+      column('model_hash', 'String', { nullable: false }),
+      column('steps', 'JSON', { nullable: false }),
+    ],
+    primaryKey: ['version'],
+    indexes: [],
+  }),
+  freezeTable({
+    name: CLOCK_TABLE,
+    kind: 'system',
+    type: undefined,
+    columns: [column('table_name', 'String', { nullable: false }), column('version', 'BigInt', { nullable: false })],
+    primaryKey: ['table_name'],
+    indexes: [],
+  }),
+  freezeTable({
+    name: OUTBOX_TABLE,
+    kind: 'system',
+    type: undefined,
+    columns: [
+      column('id', 'Serial', { nullable: false }),
+      column('table_name', 'String', { nullable: false }),
+      column('op', 'String', { nullable: false }),
+      column('record_id', 'String', { nullable: false }),
+      column('payload', 'JSON', { nullable: true }),
+      column('created_at', 'DateTime', { nullable: false, default: { kind: 'now' } }),
+    ],
+    primaryKey: ['id'],
+    indexes: [],
+  }),
+];
+
+function column(
+  name: string,
+  type: ColumnSpec['type'],
+  options: Partial<Omit<ColumnSpec, 'name' | 'type'>> & { readonly nullable: boolean },
+): ColumnSpec {
+  return Object.freeze({
+    name,
+    type,
+    nullable: options.nullable,
+    default: options.default,
+    enumValues: options.enumValues,
+    references: options.references === undefined ? undefined : Object.freeze(options.references),
+    field: options.field,
+  });
+}
+
+function index(table: string, column: string, unique: boolean): IndexSpec {
+  return Object.freeze({ name: constraintName(table, column, unique ? 'key' : 'idx'), table, columns: Object.freeze([column]), unique });
+}
+
+function freezeTable(table: TableSpec): TableSpec {
+  return Object.freeze({
+    ...table,
+    columns: Object.freeze([...table.columns]),
+    primaryKey: Object.freeze([...table.primaryKey]),
+    indexes: Object.freeze([...table.indexes]),
+  });
+}

@@ -1,0 +1,117 @@
+import { ApiError } from '../../errors/api-error.js';
+import type { Model } from '../../schema/model.js';
+import type { Database, SqlRunner } from '../dialect.js';
+import { desiredSchema, MIGRATIONS_TABLE } from './desired-schema.js';
+import { diffSchema } from './diff-schema.js';
+import type { ActualSchema, MigrationStep } from './schema-spec.js';
+
+export interface MigrateProgress {
+  readonly step: MigrationStep;
+  /** 0-based position of `step`. */
+  readonly index: number;
+  readonly total: number;
+}
+
+export interface MigrateOptions {
+  /** Apply steps that drop data or may fail on existing rows. */
+  readonly allowDestructive?: boolean;
+  /** Compute the steps without applying them (nothing is refused). */
+  readonly dryRun?: boolean;
+  /** Called before each step runs. */
+  readonly onProgress?: (progress: MigrateProgress) => void;
+}
+
+export interface MigrateResult {
+  readonly steps: readonly MigrationStep[];
+  /** True when steps ran and were committed. */
+  readonly applied: boolean;
+}
+
+/**
+ * Brings the database to the model's schema. The schema is read and the
+ * steps are run inside one transaction that also holds the migration lock,
+ * so two instances starting together cannot both migrate, and a failing step
+ * leaves the database as it was. Running it again finds nothing to do.
+ */
+export async function migrate(db: Database, model: Model, options: MigrateOptions = {}): Promise<MigrateResult> {
+  const desired = desiredSchema(model);
+  if (options.dryRun === true) {
+    const steps = diffSchema(desired, await db.schema.introspect(db), db.schema);
+    return { steps, applied: false };
+  }
+  return db.schema.runMigration(async (tx) => {
+    const steps = diffSchema(desired, await db.schema.introspect(tx), db.schema);
+    refuseUnsafe(steps, options.allowDestructive === true);
+    for (const [index, step] of steps.entries()) {
+      options.onProgress?.({ step, index, total: steps.length });
+      await runStep(tx, step);
+    }
+    if (steps.length === 0) return { steps, applied: false };
+    await recordVersion(db, tx, model.hash, steps);
+    return { steps, applied: true };
+  });
+}
+
+function refuseUnsafe(steps: readonly MigrationStep[], allowDestructive: boolean): void {
+  const blocked = steps.filter((step) => step.problem !== undefined);
+  if (blocked.length > 0) {
+    throw new ApiError('MIGRATION_DESTRUCTIVE', {
+      detail: `The migration cannot be applied: ${blocked.map((step) => step.problem).join('; ')}`,
+    });
+  }
+  const destructive = steps.filter((step) => step.destructive);
+  if (destructive.length > 0 && !allowDestructive) {
+    throw new ApiError('MIGRATION_DESTRUCTIVE', {
+      detail:
+        `The migration has ${destructive.length} destructive step${destructive.length === 1 ? '' : 's'}: ` +
+        `${destructive.map((step) => step.description).join('; ')}. Run it again with --allow-destructive to apply ${destructive.length === 1 ? 'it' : 'them'}.`,
+    });
+  }
+}
+
+async function runStep(tx: SqlRunner, step: MigrationStep): Promise<void> {
+  for (const sql of step.sql) {
+    try {
+      await tx.run(sql);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`Migration step "${step.description}" failed: ${reason}`, { cause: error });
+    }
+  }
+}
+
+async function recordVersion(db: Database, tx: SqlRunner, modelHash: string, steps: readonly MigrationStep[]): Promise<void> {
+  const q = (name: string): string => db.sql.quoteIdent(name);
+  const p = (i: number): string => db.sql.placeholder(i);
+  const rows = await tx.all<{ latest: number | null }>(`SELECT max(${q('version')}) AS latest FROM ${q(MIGRATIONS_TABLE)}`);
+  const version = (rows[0]?.latest ?? 0) + 1;
+  const recorded = steps.map((step) => ({ description: step.description, destructive: step.destructive, sql: step.sql }));
+  await tx.run(
+    `INSERT INTO ${q(MIGRATIONS_TABLE)} (${q('version')}, ${q('applied_at')}, ${q('model_hash')}, ${q('steps')}) VALUES (${p(0)}, ${p(1)}, ${p(2)}, ${p(3)})`,
+    [version, new Date().toISOString(), modelHash, JSON.stringify(recorded)],
+  );
+}
+
+/** What the database holds now (tables, columns, indexes, constraints, change clocks). */
+export function introspect(db: Database): Promise<ActualSchema> {
+  return db.schema.introspect(db);
+}
+
+/** The plan as text, for `diglot migrate --dry-run`. */
+export function formatPlan(steps: readonly MigrationStep[]): string {
+  if (steps.length === 0) return 'The database already matches the schema: nothing to do.\n';
+  const destructive = steps.filter((step) => step.destructive).length;
+  const blocked = steps.filter((step) => step.problem !== undefined).length;
+  const counts = [`${steps.length} step${steps.length === 1 ? '' : 's'}`];
+  if (destructive > 0) counts.push(`${destructive} destructive`);
+  if (blocked > 0) counts.push(`${blocked} blocked`);
+  const lines = [`Migration plan: ${counts.join(', ')}`];
+  steps.forEach((step, i) => {
+    const marks = [step.destructive ? '[destructive] ' : '', step.problem !== undefined ? '[blocked] ' : ''].join('');
+    lines.push(`${String(i + 1).padStart(3)}. ${marks}${step.description}`);
+    if (step.problem !== undefined) lines.push(`       problem: ${step.problem}`);
+    for (const sql of step.sql) lines.push(`       ${sql}`);
+  });
+  if (destructive > 0) lines.push('', 'Destructive steps run only with --allow-destructive.');
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import type { ColumnType, DefaultSpec } from './schema-spec.js';
+
+/**
+ * Names of the things Diglot creates besides tables and columns, and the
+ * canonical form of default values. Both dialects use the same names, so an
+ * error from either can be traced back to a field by name alone.
+ */
+
+/** PostgreSQL truncates identifiers to 63 bytes (NAMEDATALEN - 1); longer names get a hash instead. */
+const MAX_IDENTIFIER_BYTES = 63;
+
+export function constraintName(table: string, column: string, suffix: 'key' | 'idx' | 'fkey' | 'check' | 'pkey'): string {
+  const name = `${table}_${column}_${suffix}`;
+  if (Buffer.byteLength(name) <= MAX_IDENTIFIER_BYTES) return name;
+  const hash = createHash('sha256').update(name).digest('hex').slice(0, 10);
+  // Cut by characters, then make sure the bytes fit (non-ASCII names).
+  let head = name.slice(0, 40);
+  while (Buffer.byteLength(head) > 40) head = head.slice(0, -1);
+  return `${head}_${hash}_${suffix}`;
+}
+
+/** The canonical key of a desired default, comparable with what `literalKey` makes of a database's text. */
+export function defaultKey(spec: DefaultSpec | undefined, type: ColumnType): string | undefined {
+  if (spec === undefined) return undefined;
+  if (spec.kind === 'now') return 'now';
+  return valueKey(spec.value, type);
+}
+
+export function valueKey(value: unknown, type: ColumnType): string {
+  switch (type) {
+    case 'Int':
+    case 'Float':
+    case 'BigInt':
+    case 'Serial':
+      return `n:${Number(value)}`;
+    case 'Boolean':
+      return `b:${value === true || value === 1}`;
+    case 'JSON':
+      return `j:${canonicalJson(value)}`;
+    case 'DateTime':
+      return `t:${isoTimestamp(value)}`;
+    case 'ID':
+    case 'String':
+      return `s:${String(value)}`;
+  }
+}
+
+/** The key of a literal read back from a database: `text` is a string literal's content or a bare constant. */
+export function literalKey(text: string, type: ColumnType): string {
+  switch (type) {
+    case 'Boolean':
+      return `b:${text === '1' || text === 'true' || text === 't'}`;
+    case 'JSON':
+      try {
+        return `j:${canonicalJson(JSON.parse(text))}`;
+      } catch {
+        return `raw:${text}`;
+      }
+    default:
+      return valueKey(text, type);
+  }
+}
+
+/** JSON text with object keys sorted, so that formatting and key order do not count as a change. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) => {
+    if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) return inner;
+    const sorted: Record<string, unknown> = {};
+    for (const key of Object.keys(inner).sort()) sorted[key] = (inner as Record<string, unknown>)[key];
+    return sorted;
+  });
+}
+
+/** ISO-8601 UTC with milliseconds, from a Date, an ISO string, or PostgreSQL's `2024-01-02 03:04:05.678+00`. */
+export function isoTimestamp(value: unknown): string {
+  if (value instanceof Date) return value.toISOString();
+  const text = String(value);
+  const pg = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d(?:\.\d+)?)([+-]\d\d)(?::?(\d\d))?$/.exec(text);
+  const date = new Date(pg === null ? text : `${pg[1] ?? ''}T${pg[2] ?? ''}${pg[3] ?? ''}:${pg[4] ?? '00'}`);
+  return Number.isNaN(date.getTime()) ? text : date.toISOString();
+}

@@ -1,0 +1,38 @@
+import type { Model } from '../schema/model.js';
+import type { Database } from './dialect.js';
+import { openPostgres, type StorageLogger } from './postgres/open-postgres.js';
+import { openSqlite } from './sqlite/open-sqlite.js';
+
+export type { StorageLogger } from './postgres/open-postgres.js';
+
+export interface OpenDatabaseOptions {
+  /** Lets errors name model fields (`User.email`) instead of columns. */
+  readonly model?: Model;
+  readonly logger?: StorageLogger;
+  /** PostgreSQL: connections in the pool (default 10). */
+  readonly poolSize?: number;
+  /** PostgreSQL: server-side limit per statement in ms, 0 for none (default 30000). */
+  readonly statementTimeoutMs?: number;
+  /** PostgreSQL: how long to wait for a connection in ms (default 5000). */
+  readonly connectTimeoutMs?: number;
+  /** SQLite: how long a write waits for another process's lock in ms (default 5000). */
+  readonly busyTimeoutMs?: number;
+}
+
+/**
+ * `postgres://…` or `postgresql://…` opens PostgreSQL; anything else is a
+ * SQLite file path (`:memory:` for a throwaway database). Fails with a
+ * StorageOpenError whose message is one printable line.
+ */
+export function openDatabase(target: string, options: OpenDatabaseOptions = {}): Promise<Database> {
+  if (/^postgres(?:ql)?:\/\//i.test(target)) {
+    return openPostgres(target, {
+      model: options.model,
+      logger: options.logger,
+      poolSize: options.poolSize,
+      statementTimeoutMs: options.statementTimeoutMs,
+      connectTimeoutMs: options.connectTimeoutMs,
+    });
+  }
+  return openSqlite(target, { model: options.model, busyTimeoutMs: options.busyTimeoutMs });
+}

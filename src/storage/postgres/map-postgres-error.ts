@@ -1,0 +1,89 @@
+import { isApiError } from '../../errors/api-error.js';
+import type { ErrorLookup } from '../map-db-error.js';
+
+/** The fields pg copies from PostgreSQL's ErrorResponse onto its errors. */
+interface PgErrorFields {
+  readonly code?: unknown;
+  readonly constraint?: string;
+  readonly table?: string;
+  readonly column?: string;
+  readonly detail?: string;
+}
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+/** pg's own wording for a dead or unobtainable connection. */
+const CONNECTION_MESSAGES = /Connection terminated|connection error and is not queryable|Cannot use a pool after calling end|Client was closed|not queryable/;
+
+/** SQLSTATE classes that mean "this connection or server cannot serve now" (08: connection, 53: resources, 57P: shutdown). */
+function isUnavailableState(code: string): boolean {
+  return code.startsWith('08') || code.startsWith('53') || code.startsWith('57P') || code === '40001' || code === '40P01';
+}
+
+function isSqlState(code: unknown): code is string {
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
+}
+
+/**
+ * True when the connection that raised `error` must not go back to the pool
+ * (a constraint violation leaves it perfectly usable; a network error does not).
+ */
+export function isConnectionFailure(error: unknown): boolean {
+  const code = (error as PgErrorFields | undefined)?.code;
+  if (isSqlState(code)) return code.startsWith('08') || code.startsWith('57P');
+  return true;
+}
+
+/**
+ * pg errors → ApiErrors. PostgreSQL names the constraint, table and column
+ * of a violation; constraint names are the ones `desiredSchema` gave, so
+ * they lead back to model fields. Anything unrecognised is returned as it is.
+ */
+export function mapPostgresError(error: unknown, lookup: ErrorLookup): Error {
+  if (!(error instanceof Error)) return new Error(String(error));
+  // Already mapped (an error thrown inside a transaction passes through twice).
+  if (isApiError(error)) return error;
+  const fields = error as Error & PgErrorFields;
+  const code = fields.code;
+
+  if (isSqlState(code)) {
+    const named = fields.constraint === undefined ? undefined : lookup.constraint(fields.constraint);
+    switch (code) {
+      case '23505':
+        return lookup.uniqueViolation(named?.table ?? fields.table, named?.columns ?? keyColumns(fields.detail), error);
+      case '23503':
+        return lookup.relationTargetMissing(named?.table ?? fields.table, named?.columns[0], error);
+      case '23502':
+        return lookup.requiredMissing(fields.table, fields.column, error);
+      case '23514':
+        return lookup.wrongType(named?.table ?? fields.table, named?.columns[0], error);
+      case '22P02': // invalid text representation
+      case '22003': // numeric value out of range
+      case '22007': // invalid datetime format
+      case '22008': // datetime field overflow
+      case '22021': // invalid byte sequence
+      case '22P05': // untranslatable character
+        return lookup.wrongType(fields.table, fields.column, error);
+      case '57014':
+        return /statement timeout/.test(error.message) ? lookup.timeout('The query ran longer than the statement timeout.', error) : error;
+      case '55P03':
+        return lookup.timeout('A lock was not granted within the lock timeout.', error);
+    }
+    if (code === '40001' || code === '40P01') return lookup.unavailable('The transaction conflicted with a concurrent one; retry it.', error);
+    if (isUnavailableState(code)) return lookup.unavailable('The database server cannot serve requests right now.', error);
+    return error;
+  }
+
+  if (typeof code === 'string' && NETWORK_CODES.has(code)) return lookup.unavailable('The database server cannot be reached.', error);
+  if (/timeout exceeded when trying to connect/.test(error.message)) {
+    return lookup.unavailable('Every database connection stayed busy past the connection timeout.', error);
+  }
+  if (CONNECTION_MESSAGES.test(error.message)) return lookup.unavailable('The connection to the database server was lost.', error);
+  return error;
+}
+
+/** `Key (a, b)=(…) already exists.` → ['a', 'b']. */
+function keyColumns(detail: string | undefined): string[] {
+  const list = detail === undefined ? undefined : /^Key \(([^)]*)\)=/.exec(detail)?.[1];
+  return list === undefined ? [] : list.split(', ').map((name) => name.replace(/^"(.*)"$/, '$1'));
+}

@@ -1,0 +1,198 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError } from '../../errors/api-error.js';
+import type { Database } from '../dialect.js';
+import { StorageOpenError } from '../storage-open-error.js';
+import { openSqlite } from './open-sqlite.js';
+
+let folder: string;
+const opened: Database[] = [];
+
+async function open(name: string, options: Parameters<typeof openSqlite>[1] = {}): Promise<Database> {
+  const db = await openSqlite(join(folder, name), options);
+  opened.push(db);
+  return db;
+}
+
+beforeAll(() => {
+  folder = mkdtempSync(join(tmpdir(), 'diglot-sqlite-'));
+});
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((db) => db.close()));
+});
+afterAll(() => {
+  rmSync(folder, { recursive: true, force: true });
+});
+
+async function openError(path: string, options: Parameters<typeof openSqlite>[1] = {}): Promise<StorageOpenError> {
+  const error: unknown = await openSqlite(path, options).then(
+    (db) => db.close().then(() => undefined),
+    (e: unknown) => e,
+  );
+  if (!(error instanceof StorageOpenError)) throw new Error(`expected a StorageOpenError, got ${String(error)}`);
+  expect(error.message).not.toContain('\n');
+  expect(error.stack).toBe(`StorageOpenError: ${error.message}`);
+  return error;
+}
+
+describe('openSqlite', () => {
+  it('sets WAL, foreign keys, the busy timeout and synchronous=NORMAL', async () => {
+    const db = await open('pragmas.db', { busyTimeoutMs: 1234 });
+    const value = async (pragma: string): Promise<unknown> => Object.values((await db.all(`PRAGMA ${pragma}`))[0] ?? {})[0];
+    expect(await value('journal_mode')).toBe('wal');
+    expect(await value('foreign_keys')).toBe(1);
+    expect(await value('busy_timeout')).toBe(1234);
+    expect(await value('synchronous')).toBe(1);
+    expect(db.dialect).toBe('sqlite');
+  });
+
+  it('refuses a file that is not a SQLite database with NOT_A_DATABASE', async () => {
+    const path = join(folder, 'notes.txt');
+    writeFileSync(path, 'These are my notes, not a database. '.repeat(200));
+    const error = await openError(path);
+    expect(error.code).toBe('NOT_A_DATABASE');
+    expect(error.message).toContain(path);
+  });
+
+  it('reports a missing folder as DIRECTORY_MISSING', async () => {
+    const error = await openError(join(folder, 'no', 'such', 'dir', 'x.db'));
+    expect(error.code).toBe('DIRECTORY_MISSING');
+    expect(error.message).toContain(join(folder, 'no', 'such', 'dir'));
+  });
+
+  it('reports a directory as CANNOT_OPEN', async () => {
+    const error = await openError(folder);
+    expect(error.code).toBe('CANNOT_OPEN');
+    expect(error.message).toContain('is a directory');
+  });
+
+  it('reports a file another connection holds exclusively as LOCKED', async () => {
+    const path = join(folder, 'locked.db');
+    const holder = new BetterSqlite3(path);
+    try {
+      holder.exec('CREATE TABLE t (x INTEGER); PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; INSERT INTO t VALUES (1);');
+      const error = await openError(path, { busyTimeoutMs: 50 });
+      expect(error.code).toBe('LOCKED');
+    } finally {
+      holder.close();
+    }
+  });
+
+  it('opens :memory:', async () => {
+    const db = await openSqlite(':memory:');
+    opened.push(db);
+    expect(await db.all('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
+});
+
+describe('statements', () => {
+  it('binds booleans as 0/1 and integers as INTEGER', async () => {
+    const db = await open('bind.db');
+    await db.run('CREATE TABLE t (b INTEGER, n INTEGER, r REAL) STRICT');
+    await db.run('INSERT INTO t VALUES (?, ?, ?)', [true, 3, 2.5]);
+    expect(await db.all('SELECT b, n, r, typeof(?) AS ty, ? || \'\' AS txt FROM t', [7, 7])).toEqual([{ b: 1, n: 3, r: 2.5, ty: 'integer', txt: '7' }]);
+  });
+
+  it('runs statements that return nothing through all(), and counts statements', async () => {
+    const db = await open('count.db');
+    const before = db.statementCount;
+    expect(await db.all('CREATE TABLE t (x INTEGER) STRICT')).toEqual([]);
+    expect(await db.run('INSERT INTO t VALUES (1), (2)')).toEqual({ changes: 2 });
+    for (let i = 0; i < 3; i++) await db.all('SELECT x FROM t WHERE x > ?', [i]);
+    expect(db.statementCount - before).toBe(5);
+  });
+
+  it('keeps working past the statement cache size (least recently used dropped)', async () => {
+    const db = await open('cache.db', { statementCacheSize: 3 });
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 10; i++) expect(await db.all(`SELECT ${i} AS v`)).toEqual([{ v: i }]);
+    }
+  });
+});
+
+describe('transactions', () => {
+  it('commits on success and rolls back on failure', async () => {
+    const db = await open('tx.db');
+    await db.run('CREATE TABLE t (x INTEGER) STRICT');
+    await db.transaction(async (tx) => {
+      await tx.run('INSERT INTO t VALUES (1)');
+    });
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.run('INSERT INTO t VALUES (2)');
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(await db.all('SELECT x FROM t')).toEqual([{ x: 1 }]);
+  });
+
+  it('keeps other callers out until it commits, and lets its own work join in', async () => {
+    const db = await open('isolation.db');
+    await db.run('CREATE TABLE t (x INTEGER) STRICT');
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const seenInside: unknown[] = [];
+    const writer = db.transaction(async (tx) => {
+      await tx.run('INSERT INTO t VALUES (1)');
+      // Through the database object, not tx: it joins this transaction.
+      seenInside.push(...(await db.all('SELECT x FROM t')));
+      await gate;
+    });
+    const outside = db.all('SELECT x FROM t');
+    let outsideDone = false;
+    void outside.then(() => (outsideDone = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(outsideDone).toBe(false);
+    release();
+    await writer;
+    expect(seenInside).toEqual([{ x: 1 }]);
+    expect(await outside).toEqual([{ x: 1 }]);
+  });
+
+  it('runs concurrent transactions one after the other', async () => {
+    const db = await open('serial.db');
+    await db.run('CREATE TABLE t (x INTEGER) STRICT');
+    await db.run('INSERT INTO t VALUES (0)');
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        db.transaction(async (tx) => {
+          const [row] = await tx.all<{ x: number }>('SELECT x FROM t');
+          await new Promise((resolve) => setImmediate(resolve));
+          await tx.run('UPDATE t SET x = ?', [(row?.x ?? 0) + 1]);
+        }),
+      ),
+    );
+    expect(await db.all('SELECT x FROM t')).toEqual([{ x: 20 }]);
+  });
+
+  it('rejects a nested transaction', async () => {
+    const db = await open('nested.db');
+    await expect(db.transaction(() => db.transaction(() => Promise.resolve(1)))).rejects.toThrow(/Nested transaction/);
+    expect(await db.all('SELECT 1 AS ok')).toEqual([{ ok: 1 }]);
+  });
+
+  it('maps a write lock held by another connection past the busy timeout to DATABASE_UNAVAILABLE', async () => {
+    const db = await open('busy.db', { busyTimeoutMs: 50 });
+    await db.run('CREATE TABLE t (x INTEGER) STRICT');
+    const other = new BetterSqlite3(join(folder, 'busy.db'));
+    try {
+      other.exec('BEGIN IMMEDIATE; INSERT INTO t VALUES (1);');
+      const error: unknown = await db.run('INSERT INTO t VALUES (2)').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).code).toBe('DATABASE_UNAVAILABLE');
+      other.exec('ROLLBACK');
+      expect(await db.run('INSERT INTO t VALUES (3)')).toEqual({ changes: 1 });
+    } finally {
+      other.close();
+    }
+  });
+
+  it('refuses a runner used after its transaction ended', async () => {
+    const db = await open('ended.db');
+    const tx = await db.transaction((runner) => Promise.resolve(runner));
+    await expect(tx.all('SELECT 1')).rejects.toThrow(/already ended/);
+  });
+});

@@ -1,0 +1,320 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import type { Model } from '../../schema/model.js';
+import type { Database, SqlRunner, SqlValue } from '../dialect.js';
+import { createErrorLookup, type ErrorLookup } from '../map-db-error.js';
+import type { SchemaDialect } from '../migrate/schema-spec.js';
+import { StorageOpenError } from '../storage-open-error.js';
+import { mapSqliteError } from './map-sqlite-error.js';
+import { sqliteHooks } from './sqlite-hooks.js';
+import { createSqliteSchema } from './sqlite-schema.js';
+
+export interface SqliteOptions {
+  /** Lets errors name model fields (`User.email`) instead of columns. */
+  readonly model?: Model;
+  /** How long a write waits for another process's lock before failing (SQLite's busy_timeout). Default 5000. */
+  readonly busyTimeoutMs?: number;
+  /** Prepared statements kept, least recently used dropped first. Default 500. */
+  readonly statementCacheSize?: number;
+}
+
+const NO_PARAMS: readonly SqlValue[] = Object.freeze([]);
+
+/** Statements worth keeping prepared: DDL and pragmas run once. */
+const CACHEABLE = /^\s*(?:select|with|insert|update|delete|replace|values)\b/i;
+
+/**
+ * Which transaction (if any) the current async call chain runs inside, so
+ * that a statement sent to the database object from inside a transaction's
+ * work joins it instead of waiting behind it.
+ */
+const transactionScope = new AsyncLocalStorage<object>();
+
+/**
+ * Opens a SQLite file (`:memory:` allowed) with WAL, foreign keys, a busy
+ * timeout and synchronous=NORMAL (durable with WAL, and far fewer fsyncs).
+ */
+export function openSqlite(path: string, options: SqliteOptions = {}): Promise<Database> {
+  try {
+    return Promise.resolve(new SqliteDatabase(connect(path, options), options));
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+}
+
+function connect(path: string, options: SqliteOptions): BetterSqlite3.Database {
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  let db: BetterSqlite3.Database | undefined;
+  try {
+    db = new BetterSqlite3(path, { timeout: busyTimeoutMs });
+    // The first statements read the file header: a file that is not a
+    // database, or one locked by another process, fails here, at open.
+    db.pragma('journal_mode = WAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('synchronous = NORMAL');
+    db.prepare('SELECT count(*) FROM sqlite_schema').get();
+    return db;
+  } catch (error) {
+    db?.close();
+    throw openError(path, error, busyTimeoutMs);
+  }
+}
+
+function openError(path: string, error: unknown, busyTimeoutMs: number): StorageOpenError {
+  const code = (error as { code?: unknown }).code;
+  const reason = error instanceof Error ? error.message : String(error);
+  if (/directory does not exist/.test(reason)) {
+    return new StorageOpenError('DIRECTORY_MISSING', `Cannot open SQLite database ${path}: the folder ${dirname(path)} does not exist.`, { cause: error });
+  }
+  if (code === 'SQLITE_NOTADB') {
+    return new StorageOpenError('NOT_A_DATABASE', `${path} is not a SQLite database (pick another file, or pass a postgres:// URL).`, { cause: error });
+  }
+  if (typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))) {
+    return new StorageOpenError('LOCKED', `${path} is locked by another process (waited ${busyTimeoutMs} ms); stop it or use another file.`, { cause: error });
+  }
+  if (isDirectory(path)) {
+    return new StorageOpenError('CANNOT_OPEN', `Cannot open SQLite database ${path}: it is a directory.`, { cause: error });
+  }
+  return new StorageOpenError('CANNOT_OPEN', `Cannot open SQLite database ${path}: ${reason}.`, { cause: error });
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * better-sqlite3 binds every JS number as a REAL, so `'/' || ?` with 64
+ * gives '/64.0' and `json_object('n', ?)` gives 3.0: integers go as BigInt
+ * (bound as INTEGER). Booleans, which it refuses, are stored as 0/1.
+ */
+function bindable(params: readonly SqlValue[]): readonly SqlValue[] {
+  for (const value of params) {
+    if (typeof value === 'boolean' || (typeof value === 'number' && Number.isSafeInteger(value))) return params.map(toBound);
+  }
+  return params;
+}
+
+function toBound(value: SqlValue): SqlValue {
+  if (typeof value === 'boolean') return value ? 1n : 0n;
+  return typeof value === 'number' && Number.isSafeInteger(value) ? BigInt(value) : value;
+}
+
+/**
+ * One connection, used synchronously (better-sqlite3 is synchronous and, for
+ * an embedded database, faster that way) behind the async contract.
+ *
+ * Transactions: the connection is shared, so while a transaction's async
+ * work is in flight nothing else may use it. Transactions queue (FIFO) and
+ * while one is open or waiting, other statements queue behind it; with no
+ * transaction about, statements run at once. A statement sent to this
+ * object from inside the work joins the transaction; a nested
+ * `transaction()` call is rejected (no savepoints).
+ */
+class SqliteDatabase implements Database {
+  readonly dialect = 'sqlite' as const;
+  readonly sql = sqliteHooks;
+  readonly supports = Object.freeze({ aggregateFilter: true, transactionalDdl: true });
+  readonly schema: SchemaDialect;
+  readonly dataVersion: () => Promise<number>;
+
+  readonly #db: BetterSqlite3.Database;
+  readonly #cache = new Map<string, BetterSqlite3.Statement>();
+  readonly #cacheSize: number;
+  readonly #errors: ErrorLookup;
+  readonly #begin: BetterSqlite3.Statement;
+  readonly #commit: BetterSqlite3.Statement;
+  readonly #rollback: BetterSqlite3.Statement;
+  #count = 0;
+  /** Operations queued behind (or being) a transaction. */
+  #queued = 0;
+  #tail: Promise<unknown> = Promise.resolve();
+  /** Scope token of the open transaction. */
+  #current: object | undefined;
+
+  constructor(db: BetterSqlite3.Database, options: SqliteOptions) {
+    this.#db = db;
+    this.#cacheSize = options.statementCacheSize ?? 500;
+    this.#errors = createErrorLookup(options.model);
+    // IMMEDIATE takes the write lock up front: a deferred transaction that
+    // reads and then writes can fail with SQLITE_BUSY where waiting would do.
+    this.#begin = db.prepare('BEGIN IMMEDIATE');
+    this.#commit = db.prepare('COMMIT');
+    this.#rollback = db.prepare('ROLLBACK');
+    const dataVersion = db.prepare('PRAGMA data_version').pluck();
+    this.dataVersion = () => Promise.resolve(dataVersion.get() as number);
+    this.schema = createSqliteSchema((work) => this.#exclusive(work, true));
+  }
+
+  get statementCount(): number {
+    return this.#count;
+  }
+
+  all<Row = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<Row[]> {
+    if (this.#queued > 0 && !this.#inOpenTransaction()) return this.#enqueue(() => this.#all<Row>(sql, params));
+    try {
+      return Promise.resolve(this.#all<Row>(sql, params));
+    } catch (error) {
+      return Promise.reject(this.#map(error));
+    }
+  }
+
+  run(sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<{ readonly changes: number }> {
+    if (this.#queued > 0 && !this.#inOpenTransaction()) return this.#enqueue(() => this.#run(sql, params));
+    try {
+      return Promise.resolve(this.#run(sql, params));
+    } catch (error) {
+      return Promise.reject(this.#map(error));
+    }
+  }
+
+  transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T> {
+    return this.#exclusive(work, false);
+  }
+
+  ping(): Promise<void> {
+    return this.all('SELECT 1').then(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    await this.#tail;
+    this.#cache.clear();
+    if (this.#db.open) this.#db.close();
+  }
+
+  #all<Row>(sql: string, params: readonly SqlValue[]): Row[] {
+    const statement = this.#prepare(sql);
+    this.#count++;
+    if (statement.reader) return statement.all(bindable(params)) as Row[];
+    statement.run(bindable(params));
+    return [];
+  }
+
+  #run(sql: string, params: readonly SqlValue[]): { readonly changes: number } {
+    const statement = this.#prepare(sql);
+    this.#count++;
+    return { changes: statement.run(bindable(params)).changes };
+  }
+
+  #prepare(sql: string): BetterSqlite3.Statement {
+    const cached = this.#cache.get(sql);
+    if (cached !== undefined) {
+      // Re-insert: a Map iterates in insertion order, so the front is the least recently used.
+      this.#cache.delete(sql);
+      this.#cache.set(sql, cached);
+      return cached;
+    }
+    const statement = this.#db.prepare(sql);
+    if (CACHEABLE.test(sql)) {
+      if (this.#cache.size >= this.#cacheSize) {
+        const oldest = this.#cache.keys().next();
+        if (oldest.done !== true) this.#cache.delete(oldest.value);
+      }
+      this.#cache.set(sql, statement);
+    }
+    return statement;
+  }
+
+  #inOpenTransaction(): boolean {
+    return this.#current !== undefined && transactionScope.getStore() === this.#current;
+  }
+
+  #enqueue<T>(operation: () => T | Promise<T>): Promise<T> {
+    this.#queued++;
+    const result = this.#tail.then(() => {
+      try {
+        return operation();
+      } catch (error) {
+        throw this.#map(error);
+      }
+    });
+    this.#tail = result.then(
+      () => {
+        this.#queued--;
+      },
+      () => {
+        this.#queued--;
+      },
+    );
+    return result;
+  }
+
+  #exclusive<T>(work: (tx: SqlRunner) => Promise<T>, withoutForeignKeys: boolean): Promise<T> {
+    if (this.#inOpenTransaction()) {
+      return Promise.reject(new Error('Nested transaction: use the runner the outer transaction passed to its work.'));
+    }
+    return this.#enqueue(() => this.#transact(work, withoutForeignKeys));
+  }
+
+  /**
+   * BEGIN IMMEDIATE … COMMIT around `work`. For migrations, foreign keys are
+   * switched off around the transaction (the pragma is a no-op inside one)
+   * so table rebuilds do not cascade, and checked before commit instead.
+   */
+  async #transact<T>(work: (tx: SqlRunner) => Promise<T>, withoutForeignKeys: boolean): Promise<T> {
+    if (withoutForeignKeys) this.#db.pragma('foreign_keys = OFF');
+    try {
+      try {
+        this.#begin.run();
+      } catch (error) {
+        throw this.#map(error);
+      }
+      const scope = {};
+      let open = true;
+      const finished = (): Promise<never> => Promise.reject(new Error('This transaction has already ended.'));
+      const tx: SqlRunner = {
+        all: <Row = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<Row[]> => {
+          if (!open) return finished();
+          try {
+            return Promise.resolve(this.#all<Row>(sql, params));
+          } catch (error) {
+            return Promise.reject(this.#map(error));
+          }
+        },
+        run: (sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<{ readonly changes: number }> => {
+          if (!open) return finished();
+          try {
+            return Promise.resolve(this.#run(sql, params));
+          } catch (error) {
+            return Promise.reject(this.#map(error));
+          }
+        },
+      };
+      this.#current = scope;
+      try {
+        const result = await transactionScope.run(scope, () => work(tx));
+        if (withoutForeignKeys) this.#checkForeignKeys();
+        this.#commit.run();
+        return result;
+      } catch (error) {
+        // Some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY, SQLITE_NOMEM) have rolled back already.
+        if (this.#db.inTransaction) this.#rollback.run();
+        throw this.#map(error);
+      } finally {
+        open = false;
+        this.#current = undefined;
+      }
+    } finally {
+      if (withoutForeignKeys) this.#db.pragma('foreign_keys = ON');
+    }
+  }
+
+  #checkForeignKeys(): void {
+    const broken = this.#db.prepare('PRAGMA foreign_key_check').all() as { table: string; parent: string }[];
+    const first = broken[0];
+    if (first !== undefined) {
+      throw new Error(
+        `The migration would leave ${broken.length} row${broken.length === 1 ? '' : 's'} of ${first.table} pointing at missing ${first.parent} rows; nothing was changed.`,
+      );
+    }
+  }
+
+  #map(error: unknown): Error {
+    return mapSqliteError(error, this.#errors);
+  }
+}

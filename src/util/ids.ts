@@ -1,0 +1,36 @@
+import { randomBytes } from 'node:crypto';
+
+// Crockford's base32: URL-safe, case-insensitive, no look-alike letters.
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+
+/**
+ * A new record id: 48 bits of milliseconds then 80 random bits (the ULID
+ * layout), 26 lowercase characters. Ids sort by creation time, which keeps
+ * B-tree inserts at the right edge and makes `order by id` meaningful.
+ */
+export function newId(now: number = Date.now()): string {
+  let out = '';
+  let time = now;
+  for (let i = 9; i >= 0; i--) {
+    out = (ALPHABET[time % 32] as string) + out;
+    time = Math.floor(time / 32);
+  }
+  const random = randomBytes(10);
+  // 80 bits → 16 characters of 5 bits.
+  let bits = 0;
+  let value = 0;
+  for (const byte of random) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += ALPHABET[(value >> bits) & 31] as string;
+    }
+    value &= (1 << bits) - 1;
+  }
+  return out;
+}
+
+export function isWellFormedId(value: string): boolean {
+  return value.length > 0 && value.length <= 64 && /^[0-9A-Za-z_-]+$/.test(value);
+}

@@ -1,0 +1,136 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeEachDialect } from '../support/databases.js';
+import { EXAMPLE_SCHEMA } from '../support/start-server.js';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const BIN = join(ROOT, 'dist/cli/main.js');
+const work = mkdtempSync(join(tmpdir(), 'diglot-cli-'));
+
+/** The CLI runs from its compiled output, as users run it; build it once for this file. */
+beforeAll(() => {
+  const build = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { encoding: 'utf8' });
+  expect(build.status, build.stdout + build.stderr).toBe(0);
+}, 120_000);
+
+function diglot(args: readonly string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 });
+}
+
+function writeSchema(name: string, text: string): string {
+  const file = join(work, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+describe('diglot check', () => {
+  it('accepts the example', () => {
+    const result = diglot(['check', '--schema', EXAMPLE_SCHEMA]);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('no problems');
+  });
+
+  it('reports three mistakes as three located lines and exits non-zero', () => {
+    const file = writeSchema(
+      'three.graphql',
+      ['type User {', '  id: ID!', '  best: Usr', '  email: String! @uniqe', '  age: Int @default(value: "old")', '}', ''].join('\n'),
+    );
+    const result = diglot(['check', '--schema', file]);
+    expect(result.status).toBe(1);
+    const lines = result.stderr.split('\n').filter((line) => line.startsWith(file));
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/:3:\d+ SCHEMA_UNKNOWN_TYPE .*User/);
+    expect(lines[1]).toMatch(/:4:\d+ SCHEMA_UNKNOWN_DIRECTIVE .*unique/);
+    expect(lines[2]).toMatch(/:5:\d+ SCHEMA_BAD_DEFAULT/);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('clear one-line errors', () => {
+  it('a file that is not a SQLite database', () => {
+    const file = join(work, 'not-a-db.txt');
+    writeFileSync(file, 'hello, this is text and not a database at all '.repeat(200));
+    const result = diglot(['serve', '--schema', EXAMPLE_SCHEMA, '--db', file, '--port', '0']);
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('not a SQLite database');
+  });
+
+  it('an unreachable PostgreSQL server', () => {
+    const result = diglot(['serve', '--schema', EXAMPLE_SCHEMA, '--db', 'postgres://postgres@127.0.0.1:1/nothing', '--port', '0']);
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describeEachDialect('diglot migrate and start', (ctx) => {
+  it('--dry-run prints the plan and applies nothing; then migrate applies it once', () => {
+    const dry = diglot(['migrate', '--schema', EXAMPLE_SCHEMA, '--db', ctx.url, '--dry-run']);
+    expect(dry.status, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/create table/i);
+    expect(dry.stdout).toContain('dry run');
+    const again = diglot(['migrate', '--schema', EXAMPLE_SCHEMA, '--db', ctx.url, '--dry-run']);
+    expect(again.stdout).toMatch(/create table/i);
+    const applied = diglot(['migrate', '--schema', EXAMPLE_SCHEMA, '--db', ctx.url]);
+    expect(applied.status, applied.stderr).toBe(0);
+    const noop = diglot(['migrate', '--schema', EXAMPLE_SCHEMA, '--db', ctx.url, '--dry-run']);
+    expect(noop.stdout).not.toMatch(/create table/i);
+  });
+
+  it('refuses a destructive change without --allow-destructive', async () => {
+    await ctx.reset();
+    const base = ['type Note {', '  id: ID!', '  title: String!', '  body: String', '}', ''].join('\n');
+    const v1 = writeSchema(`note-v1-${ctx.dialect}.graphql`, base);
+    const v2 = writeSchema(`note-v2-${ctx.dialect}.graphql`, base.replace('  body: String\n', ''));
+    expect(diglot(['migrate', '--schema', v1, '--db', ctx.url]).status).toBe(0);
+    const refused = diglot(['migrate', '--schema', v2, '--db', ctx.url]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('MIGRATION_DESTRUCTIVE');
+    const allowed = diglot(['migrate', '--schema', v2, '--db', ctx.url, '--allow-destructive']);
+    expect(allowed.status, allowed.stderr).toBe(0);
+  });
+
+  describe('start', () => {
+    let child: ChildProcess;
+    let origin: string;
+    let stderr = '';
+    afterAll(() => {
+      child.kill('SIGKILL');
+    });
+
+    it('migrates, seeds the demo data with progress, and serves', async () => {
+      await ctx.reset();
+      child = spawn(process.execPath, [BIN, 'start', '--schema', EXAMPLE_SCHEMA, '--db', ctx.url, '--port', '0'], {
+        cwd: ROOT,
+        env: { ...process.env, LOG_LEVEL: 'warn' },
+      });
+      child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      origin = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout?.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const match = /REST API\s+(http:\/\/[^/\s]+)/.exec(out);
+          if (match?.[1] !== undefined) resolve(match[1]);
+        });
+        child.once('exit', (code) => reject(new Error(`exited ${String(code)}: ${stderr}`)));
+      });
+      expect(stderr).toContain('seeded');
+      const health = await fetch(`${origin}/healthz`);
+      expect(health.status).toBe(200);
+      const users = (await (await fetch(`${origin}/users?limit=5`)).json()) as { data: unknown[] };
+      expect(users.data).toHaveLength(5);
+      const total = (await (await fetch(`${origin}/posts?limit=0&count=true`)).json()) as { totalCount: number };
+      expect(total.totalCount).toBe(10_000);
+    });
+
+    it('shuts down cleanly on SIGTERM', async () => {
+      const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      expect(await exit).toBe(0);
+    });
+  });
+});

@@ -1,0 +1,78 @@
+-- plan
+{
+  "kind": "read",
+  "root": {
+    "kind": "list",
+    "node": {
+      "type": "Post",
+      "select": [
+        {
+          "kind": "column",
+          "key": "title",
+          "field": "title"
+        },
+        {
+          "kind": "toOne",
+          "key": "author",
+          "field": "author",
+          "node": {
+            "type": "User",
+            "select": [
+              {
+                "kind": "column",
+                "key": "name",
+                "field": "name"
+              }
+            ]
+          }
+        }
+      ],
+      "filter": {
+        "op": "or",
+        "items": [
+          {
+            "op": "eq",
+            "field": "status",
+            "value": {
+              "param": 1
+            }
+          },
+          {
+            "op": "isNull",
+            "field": "publishedAt",
+            "value": true
+          }
+        ]
+      },
+      "order": [
+        {
+          "field": "id",
+          "direction": "asc"
+        }
+      ],
+      "page": {
+        "limit": {
+          "param": 2
+        },
+        "fromEnd": false
+      }
+    },
+    "parent": {
+      "type": "User",
+      "field": "posts",
+      "id": {
+        "param": 0
+      }
+    },
+    "totalCount": true
+  },
+  "params": [
+    "1",
+    "PUBLISHED",
+    10
+  ]
+}
+-- sqlite
+SELECT (SELECT group_concat(("table_name" || ':' || CAST("version" AS TEXT)), ',' ORDER BY "table_name") FROM "_diglot_clock" WHERE "table_name" IN ('posts', 'users')) AS clock, t3.j AS j, t3.o0, m.* FROM (SELECT (SELECT count(*) FROM "users" WHERE "id" = ?) AS parent_found, (SELECT count(*) FROM "posts" t0 WHERE t0."author_id" = ? AND (t0."status" = ? OR t0."published_at" IS NULL)) AS total) m LEFT JOIN (SELECT json_object('title', t1."title", 'author', json((SELECT json_object('name', t2."name") FROM "users" t2 WHERE t2."id" = t1."author_id"))) AS j, t1."id" AS o0 FROM "posts" t1 WHERE t1."author_id" = ? AND (t1."status" = ? OR t1."published_at" IS NULL) ORDER BY t1."id" ASC NULLS LAST LIMIT ? + 1) t3 ON 1=1 ORDER BY t3.o0 ASC NULLS LAST
+-- postgres
+SELECT (SELECT string_agg(((("table_name")::text || (':')::text || (CAST("version" AS TEXT))::text))::text, ',' ORDER BY "table_name") FROM "_diglot_clock" WHERE "table_name" IN ('posts', 'users')) AS clock, (t3.j)::text AS j, t3.o0, m.* FROM (SELECT (SELECT count(*) FROM "users" WHERE "id" = $1) AS parent_found, (SELECT count(*) FROM "posts" t0 WHERE t0."author_id" = $2 AND (t0."status" = $3 OR t0."published_at" IS NULL)) AS total) m LEFT JOIN (SELECT (SELECT row_to_json(_dj) FROM (SELECT t1."title" AS "title", ((SELECT (SELECT row_to_json(_dj) FROM (SELECT t2."name" AS "name") _dj) FROM "users" t2 WHERE t2."id" = t1."author_id"))::json AS "author") _dj) AS j, t1."id" AS o0 FROM "posts" t1 WHERE t1."author_id" = $4 AND (t1."status" = $5 OR t1."published_at" IS NULL) ORDER BY t1."id" ASC NULLS LAST LIMIT $6 + 1) t3 ON 1=1 ORDER BY t3.o0 ASC NULLS LAST

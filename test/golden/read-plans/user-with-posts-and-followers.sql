@@ -1,0 +1,87 @@
+-- plan
+{
+  "kind": "read",
+  "root": {
+    "kind": "one",
+    "node": {
+      "type": "User",
+      "select": [
+        {
+          "kind": "column",
+          "key": "name",
+          "field": "name"
+        },
+        {
+          "kind": "toMany",
+          "key": "posts",
+          "field": "posts",
+          "node": {
+            "type": "Post",
+            "select": [
+              {
+                "kind": "column",
+                "key": "title",
+                "field": "title"
+              }
+            ],
+            "order": [
+              {
+                "field": "createdAt",
+                "direction": "desc"
+              },
+              {
+                "field": "id",
+                "direction": "asc"
+              }
+            ],
+            "page": {
+              "limit": {
+                "param": 0
+              },
+              "fromEnd": false
+            }
+          }
+        },
+        {
+          "kind": "toMany",
+          "key": "followers",
+          "field": "followers",
+          "node": {
+            "type": "User",
+            "select": [
+              {
+                "kind": "column",
+                "key": "name",
+                "field": "name"
+              }
+            ],
+            "order": [
+              {
+                "field": "id",
+                "direction": "asc"
+              }
+            ],
+            "page": {
+              "limit": {
+                "param": 1
+              },
+              "fromEnd": false
+            }
+          }
+        }
+      ]
+    },
+    "id": {
+      "param": 2
+    }
+  },
+  "params": [
+    10,
+    10,
+    "1"
+  ]
+}
+-- sqlite
+SELECT (SELECT group_concat(("table_name" || ':' || CAST("version" AS TEXT)), ',' ORDER BY "table_name") FROM "_diglot_clock" WHERE "table_name" IN ('posts', 'users', 'users_followers')) AS clock, json_object('name', t0."name", 'posts', json((SELECT json_group_array(json(t2.j) ORDER BY t2.o0 DESC NULLS FIRST, t2.o1 ASC NULLS LAST) FROM (SELECT json_object('title', t1."title") AS j, t1."created_at" AS o0, t1."id" AS o1 FROM "posts" t1 WHERE t1."author_id" = t0."id" ORDER BY t1."created_at" DESC NULLS FIRST, t1."id" ASC NULLS LAST LIMIT ?) t2)), 'followers', json((SELECT json_group_array(json(t5.j) ORDER BY t5.o0 ASC NULLS LAST) FROM (SELECT json_object('name', t3."name") AS j, t3."id" AS o0 FROM "users" t3 JOIN "users_followers" t4 ON t4."target_id" = t3."id" WHERE t4."source_id" = t0."id" ORDER BY t3."id" ASC NULLS LAST LIMIT ?) t5))) AS j FROM "users" t0 WHERE t0."id" = ?
+-- postgres
+SELECT (SELECT string_agg(((("table_name")::text || (':')::text || (CAST("version" AS TEXT))::text))::text, ',' ORDER BY "table_name") FROM "_diglot_clock" WHERE "table_name" IN ('posts', 'users', 'users_followers')) AS clock, ((SELECT row_to_json(_dj) FROM (SELECT t0."name" AS "name", ((SELECT coalesce(array_to_json(array_agg((t2.j)::json ORDER BY t2.o0 DESC NULLS FIRST, t2.o1 ASC NULLS LAST)), '[]'::json) FROM (SELECT (SELECT row_to_json(_dj) FROM (SELECT t1."title" AS "title") _dj) AS j, t1."created_at" AS o0, t1."id" AS o1 FROM "posts" t1 WHERE t1."author_id" = t0."id" ORDER BY t1."created_at" DESC NULLS FIRST, t1."id" ASC NULLS LAST LIMIT $1) t2))::json AS "posts", ((SELECT coalesce(array_to_json(array_agg((t5.j)::json ORDER BY t5.o0 ASC NULLS LAST)), '[]'::json) FROM (SELECT (SELECT row_to_json(_dj) FROM (SELECT t3."name" AS "name") _dj) AS j, t3."id" AS o0 FROM "users" t3 JOIN "users_followers" t4 ON t4."target_id" = t3."id" WHERE t4."source_id" = t0."id" ORDER BY t3."id" ASC NULLS LAST LIMIT $2) t5))::json AS "followers") _dj))::text AS j FROM "users" t0 WHERE t0."id" = $3

@@ -1,0 +1,162 @@
+-- plan
+{
+  "kind": "read",
+  "root": {
+    "kind": "list",
+    "node": {
+      "type": "User",
+      "select": [
+        {
+          "kind": "column",
+          "key": "name",
+          "field": "name"
+        },
+        {
+          "kind": "column",
+          "key": "isVerified",
+          "field": "isVerified"
+        },
+        {
+          "kind": "toMany",
+          "key": "posts",
+          "field": "posts",
+          "node": {
+            "type": "Post",
+            "select": [
+              {
+                "kind": "column",
+                "key": "title",
+                "field": "title"
+              }
+            ],
+            "order": [
+              {
+                "field": "id",
+                "direction": "asc"
+              }
+            ],
+            "page": {
+              "limit": {
+                "param": 3
+              },
+              "fromEnd": false
+            }
+          }
+        },
+        {
+          "kind": "toMany",
+          "key": "followers",
+          "field": "followers",
+          "node": {
+            "type": "User",
+            "select": [
+              {
+                "kind": "column",
+                "key": "name",
+                "field": "name"
+              },
+              {
+                "kind": "toMany",
+                "key": "posts",
+                "field": "posts",
+                "node": {
+                  "type": "Post",
+                  "select": [
+                    {
+                      "kind": "column",
+                      "key": "title",
+                      "field": "title"
+                    }
+                  ],
+                  "order": [
+                    {
+                      "field": "id",
+                      "direction": "asc"
+                    }
+                  ],
+                  "page": {
+                    "limit": {
+                      "param": 4
+                    },
+                    "fromEnd": false
+                  }
+                }
+              }
+            ],
+            "order": [
+              {
+                "field": "id",
+                "direction": "asc"
+              }
+            ],
+            "page": {
+              "limit": {
+                "param": 5
+              },
+              "fromEnd": false
+            }
+          }
+        },
+        {
+          "kind": "count",
+          "key": "postsCount",
+          "field": "posts"
+        }
+      ],
+      "filter": {
+        "op": "and",
+        "items": [
+          {
+            "op": "in",
+            "field": "role",
+            "values": [
+              {
+                "param": 0
+              },
+              {
+                "param": 1
+              }
+            ]
+          },
+          {
+            "op": "startsWith",
+            "field": "name",
+            "value": {
+              "param": 2
+            }
+          }
+        ]
+      },
+      "order": [
+        {
+          "field": "name",
+          "direction": "asc"
+        },
+        {
+          "field": "id",
+          "direction": "asc"
+        }
+      ],
+      "page": {
+        "limit": {
+          "param": 6
+        },
+        "fromEnd": false
+      }
+    },
+    "totalCount": false
+  },
+  "params": [
+    "MEMBER",
+    "ADMIN",
+    "A",
+    5,
+    2,
+    5,
+    12
+  ]
+}
+-- sqlite
+SELECT (SELECT group_concat(("table_name" || ':' || CAST("version" AS TEXT)), ',' ORDER BY "table_name") FROM "_diglot_clock" WHERE "table_name" IN ('posts', 'users', 'users_followers')) AS clock, json_object('name', t0."name", 'isVerified', CASE t0."is_verified" WHEN 1 THEN json('true') WHEN 0 THEN json('false') END, 'posts', json((SELECT json_group_array(json(t2.j) ORDER BY t2.o0 ASC NULLS LAST) FROM (SELECT json_object('title', t1."title") AS j, t1."id" AS o0 FROM "posts" t1 WHERE t1."author_id" = t0."id" ORDER BY t1."id" ASC NULLS LAST LIMIT ?) t2)), 'followers', json((SELECT json_group_array(json(t7.j) ORDER BY t7.o0 ASC NULLS LAST) FROM (SELECT json_object('name', t3."name", 'posts', json((SELECT json_group_array(json(t6.j) ORDER BY t6.o0 ASC NULLS LAST) FROM (SELECT json_object('title', t5."title") AS j, t5."id" AS o0 FROM "posts" t5 WHERE t5."author_id" = t3."id" ORDER BY t5."id" ASC NULLS LAST LIMIT ?) t6))) AS j, t3."id" AS o0 FROM "users" t3 JOIN "users_followers" t4 ON t4."target_id" = t3."id" WHERE t4."source_id" = t0."id" ORDER BY t3."id" ASC NULLS LAST LIMIT ?) t7)), 'postsCount', (SELECT count(*) FROM "posts" t8 WHERE t8."author_id" = t0."id")) AS j, t0."name" AS o0, t0."id" AS o1 FROM "users" t0 WHERE (t0."role" IN (?, ?) AND instr(t0."name", ?) = 1) ORDER BY t0."name" ASC NULLS LAST, t0."id" ASC NULLS LAST LIMIT ? + 1
+-- postgres
+SELECT (SELECT string_agg(((("table_name")::text || (':')::text || (CAST("version" AS TEXT))::text))::text, ',' ORDER BY "table_name") FROM "_diglot_clock" WHERE "table_name" IN ('posts', 'users', 'users_followers')) AS clock, ((SELECT row_to_json(_dj) FROM (SELECT t0."name" AS "name", (t0."is_verified") AS "isVerified", ((SELECT coalesce(array_to_json(array_agg((t2.j)::json ORDER BY t2.o0 ASC NULLS LAST)), '[]'::json) FROM (SELECT (SELECT row_to_json(_dj) FROM (SELECT t1."title" AS "title") _dj) AS j, t1."id" AS o0 FROM "posts" t1 WHERE t1."author_id" = t0."id" ORDER BY t1."id" ASC NULLS LAST LIMIT $1) t2))::json AS "posts", ((SELECT coalesce(array_to_json(array_agg((t7.j)::json ORDER BY t7.o0 ASC NULLS LAST)), '[]'::json) FROM (SELECT (SELECT row_to_json(_dj) FROM (SELECT t3."name" AS "name", ((SELECT coalesce(array_to_json(array_agg((t6.j)::json ORDER BY t6.o0 ASC NULLS LAST)), '[]'::json) FROM (SELECT (SELECT row_to_json(_dj) FROM (SELECT t5."title" AS "title") _dj) AS j, t5."id" AS o0 FROM "posts" t5 WHERE t5."author_id" = t3."id" ORDER BY t5."id" ASC NULLS LAST LIMIT $2) t6))::json AS "posts") _dj) AS j, t3."id" AS o0 FROM "users" t3 JOIN "users_followers" t4 ON t4."target_id" = t3."id" WHERE t4."source_id" = t0."id" ORDER BY t3."id" ASC NULLS LAST LIMIT $3) t7))::json AS "followers", (SELECT count(*) FROM "posts" t8 WHERE t8."author_id" = t0."id") AS "postsCount") _dj))::text AS j, t0."name" AS o0, t0."id" AS o1 FROM "users" t0 WHERE (t0."role" IN ($4, $5) AND starts_with(t0."name", $6::text)) ORDER BY t0."name" ASC NULLS LAST, t0."id" ASC NULLS LAST LIMIT $7 + 1

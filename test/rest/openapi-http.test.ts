@@ -1,0 +1,261 @@
+/**
+ * The generated OpenAPI document against the running server: every route
+ * Fastify has is in the document (and the other way round), every operation
+ * answers as the document says on both databases, and /docs is a
+ * self-hosted reference.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildOpenApiDocument } from '../../src/rest/openapi/build-openapi-document.js';
+import { HTTP_METHODS, type OpenApiDocument } from '../../src/rest/openapi/openapi-types.js';
+import { DEFAULT_LIMITS } from '../../src/plan/build-read.js';
+import { isListRelation, isRelation, type Model, type ResourceType } from '../../src/schema/model.js';
+import { openDatabase } from '../../src/storage/open-database.js';
+import { describeEachDialect } from '../support/databases.js';
+import { http, type HttpResponse } from '../support/http.js';
+import { createResponseValidator, type ResponseValidator } from '../support/openapi-validator.js';
+import { startServer, type TestServer } from '../support/start-server.js';
+
+describe('GET /openapi.json and /docs', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer(() => openDatabase(':memory:'), { seed: false });
+  });
+  afterAll(() => server.close());
+
+  it('serves the document built from the model, with validators for caching', async () => {
+    const response = await http(server.url, 'GET', '/openapi.json');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(response.json).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(server.model, { limits: DEFAULT_LIMITS }))));
+    const etag = response.headers.get('etag');
+    expect(etag).toMatch(/^"[^"]+"$/);
+    expect(response.headers.get('cache-control')).toBe('public, no-cache');
+
+    const again = await http(server.url, 'GET', '/openapi.json', { headers: { 'if-none-match': etag ?? '' } });
+    expect(again.status).toBe(304);
+    expect(again.text).toBe('');
+    expect(again.headers.get('etag')).toBe(etag);
+    expect(again.headers.get('cache-control')).toBe('public, no-cache');
+    expect((await http(server.url, 'GET', '/openapi.json', { headers: { 'if-none-match': '"other"' } })).status).toBe(200);
+  });
+
+  it('has every route Fastify serves, and no operation it does not serve', async () => {
+    const document = (await http(server.url, 'GET', '/openapi.json')).json as OpenApiDocument;
+    // Not REST operations: the reference page itself, and the GraphQL endpoint, which describes itself by introspection.
+    const elsewhere = ['/docs', '/graphql'];
+    const routes = parseRoutes(server.app.printRoutes({ commonPrefix: false })).filter(
+      (route) => !elsewhere.some((prefix) => route.path === prefix || route.path.startsWith(`${prefix}/`)),
+    );
+    const served = new Set(routes.flatMap((route) => route.methods.map((method) => `${method} ${route.path}`)));
+    const documented = new Set(
+      Object.entries(document.paths).flatMap(([path, item]) => HTTP_METHODS.filter((method) => item[method] !== undefined).map((method) => `${method.toUpperCase()} ${path}`)),
+    );
+    const missing = [...documented].filter((operation) => !served.has(operation));
+    expect(missing).toEqual([]);
+    // Served but not an operation: only the 405 answers of documented paths (and nothing on undocumented paths).
+    const undocumented = [...served].filter((operation) => !documented.has(operation));
+    for (const operation of undocumented) {
+      const [method, path] = operation.split(' ') as [string, string];
+      expect(document.paths[path], `${operation} is served on a path the document does not have`).toBeDefined();
+      const concrete = path.replaceAll('{id}', 'x').replaceAll('{targetId}', 'y');
+      const response = await http(server.url, method, concrete);
+      expect(response.status, `${operation} is served but not documented`).toBe(405);
+    }
+    // Every resource type has its collection and item paths.
+    for (const type of server.model.types) {
+      expect(document.paths[`/${type.path}`]?.get?.operationId).toBeDefined();
+      expect(document.paths[`/${type.path}/{id}`]?.patch?.operationId).toBeDefined();
+    }
+  });
+
+  it('serves /docs as an HTML page whose assets all come from this server', async () => {
+    const redirect = await fetch(`${server.url}/docs`, { redirect: 'manual' });
+    expect([200, 301, 302, 308]).toContain(redirect.status);
+    const page = await fetch(`${server.url}/docs`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await page.text();
+    expect(html).not.toMatch(/jsdelivr|unpkg|cdnjs|fonts\.googleapis|fonts\.scalar\.com/i);
+    expect(html).not.toMatch(/(?:src|href)\s*=\s*["']?(?:https?:)?\/\//i);
+
+    const assets = [...html.matchAll(/(?:src|href)\s*=\s*["']([^"']+)["']/gi)].map((match) => match[1] as string);
+    const documentUrl = /"url":\s*"([^"]+)"/.exec(html)?.[1];
+    expect(assets.length).toBeGreaterThan(0);
+    expect(documentUrl).toBe('/openapi.json');
+    for (const asset of [...assets, documentUrl as string]) {
+      const url = new URL(asset, page.url);
+      expect(url.origin, asset).toBe(new URL(server.url).origin);
+      const response = await fetch(url);
+      expect(response.status, asset).toBe(200);
+      await response.arrayBuffer();
+    }
+    const script = await fetch(new URL(assets.find((asset) => asset.endsWith('.js')) ?? '', page.url));
+    expect(script.headers.get('content-type')).toMatch(/javascript/);
+  });
+});
+
+describeEachDialect('every REST operation answers as the OpenAPI document says', (ctx) => {
+  let server: TestServer;
+  let validator: ResponseValidator;
+  let document: OpenApiDocument;
+  const exercised = new Set<string>();
+
+  beforeAll(async () => {
+    server = await startServer(() => ctx.open(), { seed: { counts: { User: 6, Post: 12, Product: 4, Order: 4, OrderItem: 8 }, linksPerRecord: 2 } });
+    document = (await http(server.url, 'GET', '/openapi.json')).json as OpenApiDocument;
+    validator = createResponseValidator(document);
+  });
+  afterAll(() => server.close());
+
+  /** One request whose status is `expected` and whose response the validator finds conforming. */
+  async function call(
+    method: string,
+    path: string,
+    expected: number,
+    options: { readonly headers?: Record<string, string>; readonly body?: unknown; readonly raw?: string } = {},
+  ): Promise<HttpResponse> {
+    const response = await http(server.url, method, path, options);
+    expect(response.status, `${method} ${path}: ${response.text.slice(0, 300)}`).toBe(expected);
+    const parsed: unknown = response.json;
+    const body = response.text === '' ? undefined : (parsed ?? response.text);
+    expect(validator.validate(method, path, response.status, response.headers.get('content-type'), body, response.headers)).toEqual([]);
+    const operation = validator.operationOf(method, path);
+    exercised.add(operation === undefined ? `${method} 405` : operation.operationId);
+    return response;
+  }
+
+  it('for every type: lists, records, sub-collections, links, writes and their errors', async () => {
+    const model = server.model;
+    const firstIds = new Map<string, string[]>();
+    for (const type of model.types) {
+      const page = await call('GET', `/${type.path}?limit=2`, 200);
+      firstIds.set(type.name, (page.json as { data: { id: string }[] }).data.map((record) => record.id));
+    }
+    let serial = 0;
+    for (const type of model.types) {
+      const base = `/${type.path}`;
+      const [id, otherId] = firstIds.get(type.name) ?? [];
+      expect(id, `${type.name} has seeded records`).toBeDefined();
+      const include = type.fields.filter(isRelation).map((field) => field.name).join(',');
+      const includeParam = include === '' ? '' : `&include=${include}`;
+
+      // Lists.
+      const list = await call('GET', base, 200);
+      await call('HEAD', base, 200);
+      await call('GET', base, 304, { headers: { 'if-none-match': list.headers.get('etag') ?? '' } });
+      await call('HEAD', base, 304, { headers: { 'if-none-match': list.headers.get('etag') ?? '' } });
+      await call('GET', `${base}?count=true&limit=1&sort=-id${includeParam}`, 200);
+      await call('GET', `${base}?filter[nope][eq]=1`, 400);
+      await call('GET', `${base}?limit=${DEFAULT_LIMITS.maxPageSize + 1}`, 400);
+
+      // One record.
+      const record = await call('GET', `${base}/${id}`, 200);
+      await call('HEAD', `${base}/${id}`, 200);
+      await call('GET', `${base}/${id}`, 304, { headers: { 'if-none-match': record.headers.get('etag') ?? '' } });
+      await call('GET', `${base}/${id}?fields=id${includeParam}`, 200);
+      await call('GET', `${base}/${id}?fields=nmae`, 400);
+      await call('GET', `${base}/missing-id`, 404);
+
+      // Sub-collections and links.
+      for (const relation of type.fields.filter(isListRelation)) {
+        const sub = await call('GET', `${base}/${id}/${relation.name}`, 200);
+        await call('HEAD', `${base}/${id}/${relation.name}`, 200);
+        await call('GET', `${base}/${id}/${relation.name}`, 304, { headers: { 'if-none-match': sub.headers.get('etag') ?? '' } });
+        await call('GET', `${base}/missing-id/${relation.name}`, 404);
+        if (relation.kind === 'manyToMany') {
+          const target = firstIds.get(relation.target)?.[1] ?? '';
+          await call('PUT', `${base}/${id}/${relation.name}/${target}`, 204);
+          await call('PUT', `${base}/${id}/${relation.name}/${target}`, 204);
+          await call('DELETE', `${base}/${id}/${relation.name}/${target}`, 204);
+          await call('PUT', `${base}/${id}/${relation.name}/missing-id`, 404);
+          await call('GET', `${base}/${id}/${relation.name}/${target}`, 405);
+        }
+      }
+
+      // Writes.
+      serial += 1;
+      const body = createBody(model, type, firstIds, serial);
+      const created = await call('POST', base, 201, { body });
+      const newId = (created.json as { id: string }).id;
+      expect(created.headers.get('location')).toBe(`${base}/${newId}`);
+      if (type.fields.some((field) => field.kind === 'scalar' && field.unique && Object.hasOwn(body, field.name))) {
+        await call('POST', base, 409, { body });
+      }
+      await call('POST', base, 400, { body: { ...body, notAField: 1 } });
+      await call('POST', base, 400, { body: { ...body, id: 'chosen-by-client' } });
+      await call('POST', base, 415, { raw: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      await call('POST', base, 400, { raw: '{"broken"', headers: { 'content-type': 'application/json' } });
+      await call('POST', base, 413, { raw: JSON.stringify({ padding: 'x'.repeat(1_100_000) }), headers: { 'content-type': 'application/json' } });
+
+      const fresh = await call('GET', `${base}/${newId}`, 200);
+      await call('PATCH', `${base}/${newId}`, 200, {
+        raw: '{}',
+        headers: { 'content-type': 'application/merge-patch+json', 'if-match': fresh.headers.get('etag') ?? '' },
+      });
+      await call('PATCH', `${base}/${newId}`, 200, { body: {} });
+      await call('PUT', `${base}/${newId}`, 412, { body, headers: { 'if-match': '"stale"' } });
+      await call('PUT', `${base}/${newId}`, 200, { body });
+      await call('PATCH', `${base}/missing-id`, 404, { body: {} });
+      await call('DELETE', `${base}/${newId}`, 412, { headers: { 'if-match': '"stale"' } });
+      await call('DELETE', `${base}/${newId}`, 204);
+      await call('DELETE', `${base}/${newId}`, 404);
+
+      // Methods a path does not have.
+      await call('OPTIONS', base, 405);
+      await call('PUT', base, 405, { body: {} });
+      await call('POST', `${base}/${otherId ?? id}`, 405, { body: {} });
+    }
+    await call('GET', '/healthz', 200);
+    await call('HEAD', '/healthz', 200);
+    await call('GET', '/openapi.json', 200);
+    await call('HEAD', '/openapi.json', 200);
+
+    const operations = Object.values(document.paths).flatMap((item) => HTTP_METHODS.flatMap((method) => item[method]?.operationId ?? []));
+    expect(operations.filter((operationId) => !exercised.has(operationId))).toEqual([]);
+  });
+});
+
+/** `printRoutes({ commonPrefix: false })` as (path template, methods) pairs. */
+function parseRoutes(tree: string): { path: string; methods: string[] }[] {
+  const routes: { path: string; methods: string[] }[] = [];
+  const stack: string[] = [];
+  for (const line of tree.split('\n')) {
+    const match = /^([│├└─\s]*?)(\/\S*) \(([^)]+)\)$/.exec(line);
+    if (match === null) continue;
+    const depth = (match[1] ?? '').length / 4;
+    stack.length = depth;
+    stack.push(match[2] ?? '');
+    const path = stack.join('').replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    routes.push({ path, methods: (match[3] ?? '').split(',').map((method) => method.trim()) });
+  }
+  return routes;
+}
+
+/** A valid create body: every required field, ids of seeded records for to-one relations. */
+function createBody(model: Model, type: ResourceType, ids: ReadonlyMap<string, readonly string[]>, serial: number): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const field of type.fields) {
+    if (field.kind === 'toOne' && !field.readonly && !field.nullable) body[field.name] = ids.get(field.target)?.[0];
+    if (field.kind !== 'scalar' || field.readonly || field.optionalOnCreate) continue;
+    const one = (): unknown => {
+      if (field.enum !== undefined) return model.enums.get(field.enum)?.values[0];
+      switch (field.scalar) {
+        case 'Int':
+          return serial;
+        case 'Float':
+          return serial + 0.5;
+        case 'Boolean':
+          return true;
+        case 'DateTime':
+          return '2026-01-31T12:00:00.000Z';
+        case 'JSON':
+          return { serial };
+        case 'ID':
+        case 'String':
+          return `${field.name}-${serial}-openapi-test`;
+      }
+    };
+    body[field.name] = field.list ? [one()] : one();
+  }
+  return body;
+}

@@ -1,0 +1,61 @@
+import type { FastifyInstance } from 'fastify';
+import { createEngine, type Engine, type SeedOptions } from '../../src/engine/engine.js';
+import { loadSchemaFiles } from '../../src/schema/load-schema.js';
+import type { Model } from '../../src/schema/model.js';
+import type { Database } from '../../src/storage/dialect.js';
+import { migrate } from '../../src/storage/migrate/migrate.js';
+import { createServer, type ServerOptions } from '../../src/server/create-server.js';
+
+export const EXAMPLE_SCHEMA = new URL('../../examples/social/schema.graphql', import.meta.url).pathname;
+
+let exampleModel: Promise<Model> | undefined;
+
+export function loadExampleModel(): Promise<Model> {
+  exampleModel ??= loadSchemaFiles([EXAMPLE_SCHEMA]).then((result) => {
+    if (!result.ok) throw new Error(`example schema does not load: ${JSON.stringify(result.problems)}`);
+    return result.model;
+  });
+  return exampleModel;
+}
+
+/** Small, deterministic demo data: enough for pages, skew and relations. */
+export const SMALL_SEED: SeedOptions = {
+  counts: { User: 60, Post: 200, Product: 20, Order: 30, OrderItem: 60 },
+  linksPerRecord: 4,
+};
+
+export interface TestServer {
+  readonly url: string;
+  readonly app: FastifyInstance;
+  readonly engine: Engine;
+  readonly db: Database;
+  readonly model: Model;
+  close(): Promise<void>;
+}
+
+/** The example served over a real socket on an ephemeral port, on the given database. */
+export async function startServer(
+  open: () => Promise<Database>,
+  options: { readonly seed?: SeedOptions | false; readonly server?: Partial<ServerOptions> } = {},
+): Promise<TestServer> {
+  const model = await loadExampleModel();
+  const db = await open();
+  await migrate(db, model, { allowDestructive: false, dryRun: false });
+  const engine = createEngine(model, db);
+  if (options.seed !== false) await engine.seed(options.seed ?? SMALL_SEED);
+  const app = await createServer({ engine, logger: false, ...options.server });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('server has no TCP address');
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    app,
+    engine,
+    db,
+    model,
+    close: async () => {
+      await app.close();
+      await db.close();
+    },
+  };
+}
