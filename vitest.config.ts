@@ -8,5 +8,6 @@ export default defineConfig({
     // Real databases, real servers: generous, but a hung test still fails.
     testTimeout: 20_000,
     hookTimeout: 60_000,
+    reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });

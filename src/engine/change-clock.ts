@@ -15,7 +15,7 @@ import { CLOCK_TABLE } from '../storage/migrate/desired-schema.js';
  * `data_version`), the cached values are reused without touching the table.
  */
 export class ChangeClock {
-  private cached: ReadonlyMap<string, number> | undefined;
+  private cached: ReadonlyMap<string, { readonly version: number; readonly changedAt: string | undefined }> | undefined;
   private cachedToken: number | undefined;
   private localWrites = 0;
   private cachedAtWrites = -1;
@@ -25,13 +25,15 @@ export class ChangeClock {
   /** Called inside a write transaction: moves the clocks of `tables`. */
   async bump(tx: SqlRunner, tables: readonly string[]): Promise<void> {
     const q = (name: string): string => this.db.sql.quoteIdent(name);
+    const now = new Date().toISOString();
     for (const table of tables) {
       // A clock starts at a random value, so a database recreated from scratch
       // never hands out a validator an old cache already holds for other data.
+      const p = (i: number): string => this.db.sql.placeholder(i);
       await tx.run(
-        `INSERT INTO ${q(CLOCK_TABLE)} (${q('table_name')}, ${q('version')}) VALUES (${this.db.sql.placeholder(0)}, ${this.db.sql.placeholder(1)}) ` +
-          `ON CONFLICT (${q('table_name')}) DO UPDATE SET ${q('version')} = ${q(CLOCK_TABLE)}.${q('version')} + 1`,
-        [table, randomInt(1, 2 ** 40)],
+        `INSERT INTO ${q(CLOCK_TABLE)} (${q('table_name')}, ${q('version')}, ${q('changed_at')}) VALUES (${p(0)}, ${p(1)}, ${p(2)}) ` +
+          `ON CONFLICT (${q('table_name')}) DO UPDATE SET ${q('version')} = ${q(CLOCK_TABLE)}.${q('version')} + 1, ${q('changed_at')} = ${p(3)}`,
+        [table, randomInt(1, 2 ** 40), now, now],
       );
     }
   }
@@ -42,30 +44,35 @@ export class ChangeClock {
   }
 
   /**
-   * A stable text naming the current version of `tables`: `table:version`
-   * for each one that has a clock, sorted — the same text a compiled read
-   * returns in its `clock` column.
+   * The current state of `tables` from one look at the clocks: `version`,
+   * a stable text of `table:version` pairs (sorted; only tables that have a
+   * clock) — the same text a compiled read returns in its `clock` column —
+   * and when any of them last changed.
    */
-  async versionOf(tables: readonly string[]): Promise<string> {
+  async stateOf(tables: readonly string[]): Promise<{ readonly version: string; readonly changedAt: string | undefined }> {
     const clocks = await this.snapshot();
-    return tables
-      .filter((table) => clocks.has(table))
-      .map((table) => `${table}:${clocks.get(table) ?? 0}`)
-      .sort()
-      .join(',');
+    const pairs: string[] = [];
+    let changedAt: string | undefined;
+    for (const table of tables) {
+      const clock = clocks.get(table);
+      if (clock === undefined) continue;
+      pairs.push(`${table}:${clock.version}`);
+      if (clock.changedAt !== undefined && (changedAt === undefined || clock.changedAt > changedAt)) changedAt = clock.changedAt;
+    }
+    return { version: pairs.sort().join(','), changedAt };
   }
 
-  private async snapshot(): Promise<ReadonlyMap<string, number>> {
+  private async snapshot(): Promise<NonNullable<ChangeClock['cached']>> {
     const token = this.db.dataVersion === undefined ? undefined : await this.db.dataVersion();
     if (this.cached !== undefined && token !== undefined && token === this.cachedToken && this.cachedAtWrites === this.localWrites) {
       return this.cached;
     }
     const writesBefore = this.localWrites;
     const q = (name: string): string => this.db.sql.quoteIdent(name);
-    const rows = await this.db.all<{ table_name: string; version: number | string }>(
-      `SELECT ${q('table_name')}, ${q('version')} FROM ${q(CLOCK_TABLE)}`,
+    const rows = await this.db.all<{ table_name: string; version: number | string; changed_at: string | null }>(
+      `SELECT ${q('table_name')}, ${q('version')}, ${q('changed_at')} FROM ${q(CLOCK_TABLE)}`,
     );
-    const clocks = new Map(rows.map((row) => [row.table_name, Number(row.version)]));
+    const clocks = new Map(rows.map((row) => [row.table_name, { version: Number(row.version), changedAt: row.changed_at ?? undefined }]));
     this.cached = clocks;
     this.cachedToken = token;
     this.cachedAtWrites = writesBefore;

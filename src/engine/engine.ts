@@ -6,7 +6,7 @@ import type { Database } from '../storage/dialect.js';
 import { cachePolicyOf, type CachePolicy } from './cache-policy.js';
 import { ChangeClock } from './change-clock.js';
 import { ReadExecutor, type ReadResult } from './read-executor.js';
-import { ifMatchMatches, ifNoneMatchMatches, strongEtag, ValidatorCache } from './validators.js';
+import { ifMatchMatches, ifNoneMatchMatches, lastModifiedHeader, strongEtag, unmodifiedSince, ValidatorCache } from './validators.js';
 import { WriteExecutor } from './write-executor.js';
 import { seedDatabase, type SeedOptions } from './seed/seed.js';
 
@@ -20,20 +20,36 @@ export interface CachedReadRequest {
   /** Identifies the representation: style, canonical request, and (later) the principal. */
   readonly key: string;
   readonly ifNoneMatch: string | undefined;
+  /** Used only without If-None-Match (RFC 9110 §13.1.3). */
+  readonly ifModifiedSince?: string | undefined;
   /** Turns the plans' results into the response body; the ETag is its hash. */
   readonly render: (results: readonly ReadResult[]) => string;
 }
 
 export type CachedReadResponse =
-  | { readonly status: 304; readonly etag: string; readonly policy: CachePolicy }
-  | { readonly status: 200; readonly etag: string; readonly policy: CachePolicy; readonly body: string; readonly results: readonly ReadResult[] };
+  | { readonly status: 304; readonly etag: string | undefined; readonly lastModified: string | undefined; readonly policy: CachePolicy }
+  | {
+      readonly status: 200;
+      readonly etag: string;
+      readonly lastModified: string | undefined;
+      readonly policy: CachePolicy;
+      readonly body: string;
+      readonly results: readonly ReadResult[];
+    };
 
-/** `If-Match` on a write: the representation the client last saw, as the canonical read renders it. */
-export interface WritePrecondition {
-  readonly ifMatch: string;
+/**
+ * A conditional write: `If-Match` (the ETag of the representation the client
+ * last saw, as the canonical read renders it) or, without one,
+ * `If-Unmodified-Since` (compared with when the record's tables last changed).
+ */
+export type WritePrecondition = {
   readonly plan: ReadPlan;
   readonly render: (result: ReadResult) => string | undefined;
-}
+} & (
+  | { readonly ifMatch: string }
+  /** `modifiedAt` reads the record's own modification time (its @updatedAt) where it has one. */
+  | { readonly ifUnmodifiedSince: string; readonly modifiedAt?: (current: string) => string | undefined }
+);
 
 /**
  * The one engine both front-ends talk to. It takes plans, never SQL, so REST
@@ -64,10 +80,17 @@ export function createEngine(model: Model, db: Database): Engine {
   const readCached = async (request: CachedReadRequest): Promise<CachedReadResponse> => {
     const policy = cachePolicyOf(model, request.plans);
     const tables = (): string[] => [...new Set(request.plans.flatMap((plan) => reader.compile(plan).tables))];
-    if (request.ifNoneMatch !== undefined) {
+    if (request.ifNoneMatch !== undefined || request.ifModifiedSince !== undefined) {
       // Revalidation: the clocks alone decide, without running the plans.
-      const known = validators.get(request.key, await clock.versionOf(tables()));
-      if (known !== undefined && ifNoneMatchMatches(request.ifNoneMatch, known)) return { status: 304, etag: known, policy };
+      const state = await clock.stateOf(tables());
+      const known = validators.get(request.key, state.version);
+      const lastModified = lastModifiedHeader(state.changedAt);
+      if (request.ifNoneMatch !== undefined) {
+        if (known !== undefined && ifNoneMatchMatches(request.ifNoneMatch, known)) return { status: 304, etag: known, lastModified, policy };
+      } else if (lastModified !== undefined && unmodifiedSince(state.changedAt, request.ifModifiedSince)) {
+        // RFC 9110 §13.1.3: If-Modified-Since counts only without If-None-Match.
+        return { status: 304, etag: known, lastModified, policy };
+      }
     }
     const results: ReadResult[] = [];
     for (const plan of request.plans) results.push(await reader.read(plan));
@@ -75,18 +98,32 @@ export function createEngine(model: Model, db: Database): Engine {
     const etag = strongEtag(body);
     // Each statement returned the clocks it saw with its data; an empty page carries none.
     const clocks = results.map((result) => result.clock);
-    const version = clocks.every((c): c is string => c !== undefined)
-      ? [...new Set(clocks.flatMap((c) => (c === '' ? [] : c.split(','))))].sort().join(',')
-      : await clock.versionOf(tables());
-    validators.set(request.key, version, etag);
-    if (ifNoneMatchMatches(request.ifNoneMatch, etag)) return { status: 304, etag, policy };
-    return { status: 200, etag, policy, body, results };
+    const fromStatements = clocks.every((c): c is string => c !== undefined);
+    const state = fromStatements
+      ? {
+          version: [...new Set(clocks.flatMap((c) => (c === '' ? [] : c.split(','))))].sort().join(','),
+          changedAt: results.map((result) => result.changedAt ?? '').sort().at(-1) || undefined,
+        }
+      : await clock.stateOf(tables());
+    validators.set(request.key, state.version, etag);
+    const lastModified = lastModifiedHeader(state.changedAt);
+    if (ifNoneMatchMatches(request.ifNoneMatch, etag)) return { status: 304, etag, lastModified, policy };
+    return { status: 200, etag, lastModified, policy, body, results };
   };
 
   const write = (plan: WritePlan, precondition?: WritePrecondition): Promise<WriteResult> => {
     if (precondition === undefined) return writer.write(plan);
     return writer.write(plan, async (tx) => {
-      const current = precondition.render(await reader.read(precondition.plan, tx));
+      const result = await reader.read(precondition.plan, tx);
+      const current = precondition.render(result);
+      if ('ifUnmodifiedSince' in precondition) {
+        if (current === undefined) throw new ApiError('PRECONDITION_FAILED', { detail: 'The record does not exist' });
+        const modifiedAt = precondition.modifiedAt?.(current) ?? result.changedAt;
+        if (!unmodifiedSince(modifiedAt, precondition.ifUnmodifiedSince)) {
+          throw new ApiError('PRECONDITION_FAILED', { detail: 'The data changed after the date in If-Unmodified-Since: fetch it again and retry' });
+        }
+        return;
+      }
       const etag = current === undefined ? undefined : strongEtag(current);
       if (!ifMatchMatches(precondition.ifMatch, etag)) {
         throw new ApiError('PRECONDITION_FAILED', {

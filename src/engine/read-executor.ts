@@ -9,8 +9,8 @@ import type { Database, SqlRunner, SqlValue } from '../storage/dialect.js';
  * statement (undefined when no row came back to carry it).
  */
 export type ReadResult =
-  | { readonly kind: 'one'; readonly json: string | null; readonly clock: string | undefined }
-  | ({ readonly kind: 'list'; readonly clock: string | undefined } & ListResult);
+  | { readonly kind: 'one'; readonly json: string | null; readonly clock: string | undefined; readonly changedAt: string | undefined }
+  | ({ readonly kind: 'list'; readonly clock: string | undefined; readonly changedAt: string | undefined } & ListResult);
 
 const CACHE_LIMIT = 2000;
 
@@ -52,9 +52,9 @@ export class ReadExecutor {
     const rows = await runner.all(compiled.sql, params);
     if (compiled.root === 'one') {
       const row = rows[0];
-      return { kind: 'one', json: row === undefined ? null : (row['j'] as string), clock: clockOf(row) };
+      return { kind: 'one', json: row === undefined ? null : (row['j'] as string), clock: clockOf(row), changedAt: changedAtOf(row) };
     }
-    return { kind: 'list', clock: clockOf(rows[0]), ...this.stitchList(plan, compiled, rows) };
+    return { kind: 'list', clock: clockOf(rows[0]), changedAt: changedAtOf(rows[0]), ...this.stitchList(plan, compiled, rows) };
   }
 
   private stitchList(plan: ReadPlan, compiled: CompiledRead, rows: Record<string, unknown>[]): ListResult {
@@ -88,4 +88,9 @@ function clockOf(row: Record<string, unknown> | undefined): string | undefined {
   const clock = row['clock'];
   if (typeof clock !== 'string') return '';
   return clock.split(',').sort().join(',');
+}
+
+function changedAtOf(row: Record<string, unknown> | undefined): string | undefined {
+  const at = row?.['clock_time'];
+  return typeof at === 'string' ? at : undefined;
 }

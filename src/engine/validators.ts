@@ -56,3 +56,24 @@ export function ifMatchMatches(header: string, etag: string | undefined): boolea
   if (header.trim() === '*') return true;
   return header.split(',').some((tag) => tag.trim() === etag);
 }
+
+/**
+ * `Last-Modified` from when the data last changed, in HTTP-date's whole
+ * seconds. It is sent only once that second is over: a change later in the
+ * same second would otherwise carry the same date, and `If-Modified-Since`
+ * would then hide it (RFC 9110 §8.8.2.2 calls such a date weak).
+ */
+export function lastModifiedHeader(changedAt: string | undefined, now: number = Date.now()): string | undefined {
+  if (changedAt === undefined) return undefined;
+  const time = Date.parse(changedAt);
+  if (Number.isNaN(time) || now - time < 1000) return undefined;
+  return new Date(time).toUTCString();
+}
+
+/** RFC 9110 §13.1.3: true when nothing changed after the date the client holds. */
+export function unmodifiedSince(changedAt: string | undefined, header: string | undefined): boolean {
+  if (changedAt === undefined || header === undefined) return false;
+  const since = Date.parse(header);
+  if (Number.isNaN(since)) return false;
+  return Math.floor(Date.parse(changedAt) / 1000) * 1000 <= since;
+}

@@ -14,6 +14,7 @@ export const ERROR_REGISTRY = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   NOT_ACCEPTABLE: { status: 406, title: 'Not acceptable' },
   ROUTE_NOT_FOUND: { status: 404, title: 'No such route' },
+  URI_TOO_LONG: { status: 414, title: 'URI too long' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   PRECONDITION_FAILED: { status: 412, title: 'Precondition failed' },
   PRECONDITION_REQUIRED: { status: 428, title: 'Precondition required' },

@@ -142,7 +142,9 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
       cache,
     );
     if (outcome.status === 304) {
-      return { status: 304, headers: { etag: outcome.etag, 'cache-control': cacheControlHeader(outcome.policy), vary: 'Accept' }, body: undefined };
+      const headers: Record<string, string> = { 'cache-control': cacheControlHeader(outcome.policy), vary: 'Accept' };
+      if (outcome.etag !== undefined) headers['etag'] = outcome.etag;
+      return { status: 304, headers, body: undefined };
     }
     const caching: Record<string, string> =
       outcome.validators === undefined

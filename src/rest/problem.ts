@@ -22,7 +22,8 @@ export function problemOf(error: ApiError, instance?: string): Problem {
     status: error.status,
     ...(error.detail === undefined ? {} : { detail: error.detail }),
     code: error.code,
-    ...(instance === undefined ? {} : { instance }),
+    // The raw request target may hold brackets (filter[x]); a URI reference may not.
+    ...(instance === undefined ? {} : { instance: instance.replaceAll('[', '%5B').replaceAll(']', '%5D') }),
     ...(error.errors.length > 0 ? { errors: error.errors } : {}),
   };
 }

@@ -34,8 +34,11 @@ export function parseRestQuery(model: Model, type: ResourceType, raw: Record<str
   const includes = parseIncludes(model, type, raw['include']);
   const known = new Set(['fields', 'include', ...(isList ? ROOT_LIST_PARAMS : [])]);
   for (const path of includes.keys()) for (const param of EMBED_PARAMS) known.add(`${path}.${param}`);
+  for (const [prefix, at] of [['', type] as const, ...[...includes].map(([path, target]) => [`${path}.`, target] as const)]) {
+    for (const field of at.fields) if (field.kind === 'file') known.add(`${prefix}${field.name}.size`);
+  }
   for (const key of Object.keys(raw)) {
-    if (known.has(key) || key.endsWith('.size')) continue;
+    if (known.has(key)) continue;
     const hint = suggest(key, [...known]);
     throw new ApiError('QUERY_INVALID_ARGUMENT', {
       detail: `Unknown query parameter "${key}"${hint === undefined ? '' : `; did you mean "${hint}"?`}`,

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { CachedReadResponse, Engine, ReadResult } from '../engine/engine.js';
+import type { CachedReadResponse, Engine, ReadResult, WritePrecondition } from '../engine/engine.js';
 import { cacheControlHeader } from '../engine/cache-policy.js';
 import { strongEtag } from '../engine/validators.js';
 import { ApiError } from '../errors/api-error.js';
@@ -72,6 +72,7 @@ async function getOne(options: RestApiOptions, type: ResourceType, request: Fast
     plans: [plan],
     key: `rest ${request.url}`,
     ifNoneMatch: header(request, 'if-none-match'),
+    ifModifiedSince: header(request, 'if-modified-since'),
     render: ([result]) => {
       if (result?.kind !== 'one' || result.json === null) throw notFound(type, id);
       return result.json;
@@ -102,6 +103,7 @@ async function getList(
     plans: [plan],
     key: `rest ${request.url}`,
     ifNoneMatch: header(request, 'if-none-match'),
+    ifModifiedSince: header(request, 'if-modified-since'),
     render: ([result]) => {
       if (result?.kind !== 'list') throw new Error('list plan gave a non-list result');
       page = result;
@@ -167,8 +169,16 @@ function renderCanonical(result: ReadResult): string | undefined {
   return result.kind === 'one' && result.json !== null ? result.json : undefined;
 }
 
-function precondition(options: RestApiOptions, type: ResourceType, id: string, request: FastifyRequest) {
+function precondition(options: RestApiOptions, type: ResourceType, id: string, request: FastifyRequest): WritePrecondition | undefined {
   const ifMatch = header(request, 'if-match');
+  const ifUnmodifiedSince = header(request, 'if-unmodified-since');
+  // RFC 9110 §13.1.4: If-Unmodified-Since is ignored when If-Match is present.
+  if (ifMatch === undefined && ifUnmodifiedSince !== undefined && !Number.isNaN(Date.parse(ifUnmodifiedSince))) {
+    const updatedAt = type.fields.find((field) => field.kind === 'scalar' && field.auto === 'updatedAt')?.name;
+    const modifiedAt =
+      updatedAt === undefined ? undefined : (current: string): string | undefined => (JSON.parse(current) as Record<string, string | undefined>)[updatedAt];
+    return { ifUnmodifiedSince, modifiedAt, plan: canonicalPlan(options, type, id), render: renderCanonical };
+  }
   if (ifMatch === undefined) {
     if (options.requireIfMatch) {
       throw new ApiError('PRECONDITION_REQUIRED', { detail: 'Send If-Match with the ETag of the record you read (RFC 6585 §3)' });
@@ -190,7 +200,9 @@ function jsonBody(request: FastifyRequest): unknown {
 }
 
 function send(reply: FastifyReply, response: CachedReadResponse): void {
-  reply.header('etag', response.etag).header('cache-control', cacheControlHeader(response.policy));
+  reply.header('cache-control', cacheControlHeader(response.policy));
+  if (response.etag !== undefined) reply.header('etag', response.etag);
+  if (response.lastModified !== undefined) reply.header('last-modified', response.lastModified);
   if (response.status === 304) {
     reply.code(304).send();
     return;

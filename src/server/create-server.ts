@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Engine } from '../engine/engine.js';
 import { DEFAULT_LIMITS, type PlanLimits } from '../plan/build-read.js';
 import { ApiError } from '../errors/api-error.js';
@@ -40,6 +40,11 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // Clients' request ids are kept for correlation; otherwise we make one.
     requestIdHeader: 'x-request-id',
+    // Errors the router raises before any route runs (a path too long to route, a bad URL encoding) get problem+json too.
+    frameworkErrors: (error, request, reply) => {
+      const problem = new ApiError(error.statusCode === 414 ? 'URI_TOO_LONG' : 'BAD_REQUEST', { detail: error.message });
+      void (reply as FastifyReply).code(problem.status).type(PROBLEM_CONTENT_TYPE).send(problemOf(problem, request.url));
+    },
   });
   installErrorHandling(app, { exposeInternals: options.exposeInternals === true });
   app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (_request, body, done) => {

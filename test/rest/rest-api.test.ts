@@ -257,6 +257,25 @@ describeEachDialect('REST API', (ctx) => {
       expect((await call('GET', path)).json.bio).toBe('changed');
     });
 
+    it('Last-Modified and If-Modified-Since / If-Unmodified-Since follow the data', async () => {
+      const created = await call('POST', '/users', { body: { name: 'Dates', email: 'dates@example.org' } });
+      const path = `/users/${created.json.id}`;
+      // Last-Modified is only sent once the second of the last change is over.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const first = await call('GET', path);
+      const lastModified = first.headers.get('last-modified') as string;
+      expect(Date.parse(lastModified)).toBeGreaterThan(0);
+      const unchanged = await call('GET', path, { headers: { 'if-modified-since': lastModified } });
+      expect(unchanged.status).toBe(304);
+      const stale = await call('PATCH', path, { body: { bio: 'x' }, headers: { 'if-unmodified-since': new Date(Date.parse(created.json.updatedAt) - 60_000).toUTCString() } });
+      expect(stale.status).toBe(412);
+      const fresh = await call('PATCH', path, { body: { bio: 'y' }, headers: { 'if-unmodified-since': lastModified } });
+      expect(fresh.status).toBe(200);
+      const changed = await call('GET', path, { headers: { 'if-modified-since': lastModified } });
+      expect(changed.status).toBe(200);
+      expect(changed.json.bio).toBe('y');
+    });
+
     it('a write to an embedded relation changes the ETag of the embedding response', async () => {
       const path = '/users/3?fields=name&include=posts&posts.fields=title&posts.limit=100';
       const first = await call('GET', path);
@@ -342,6 +361,18 @@ describeEachDialect('REST API', (ctx) => {
       expect(response.status).toBe(409);
       expect(response.json.code).toBe('UNIQUE_VIOLATION');
       expect((await call('GET', '/users?count=true&limit=0')).json.totalCount).toBe(count);
+    });
+
+    it('an id too long to route is 414 problem+json', async () => {
+      const response = await call('GET', `/users/${'x'.repeat(300)}`);
+      expect(response.status).toBe(414);
+      expect(response.json.code).toBe('URI_TOO_LONG');
+    });
+
+    it('a size parameter for a field that is not a file is refused', async () => {
+      expect((await call('GET', '/users/1?name.size=3')).json.code).toBe('QUERY_INVALID_ARGUMENT');
+      expect((await call('GET', '/users/1?profilePicture.size=64&fields=profilePicture')).status).toBe(200);
+      expect((await call('GET', '/users/1?include=followers&followers.profilePicture.size=32')).status).toBe(200);
     });
 
     it('a bad cursor and a bad filter are 400s, never 500s', async () => {

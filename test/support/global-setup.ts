@@ -16,12 +16,13 @@ export default async function setup(): Promise<void> {
   const url = process.env['DIGLOT_TEST_PG'] ?? DEFAULT_TEST_PG;
   process.env['DIGLOT_TEST_PG'] = url;
   const failure = await probe(url);
+  const shown = url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
   if (failure === undefined) {
     process.env['DIGLOT_PG_AVAILABLE'] = '1';
+    process.stderr.write(`PostgreSQL suite: running against ${shown} (a throwaway database per test file)\n`);
     return;
   }
   process.env['DIGLOT_PG_AVAILABLE'] = '0';
-  const shown = url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
   if (process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false') {
     throw new Error(`CI needs PostgreSQL but cannot reach ${shown} (${failure}); start it or set DIGLOT_TEST_PG=postgres://…`);
   }

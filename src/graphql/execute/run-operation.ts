@@ -33,7 +33,7 @@ export interface CacheRequest {
 export type RunOutcome =
   /** `validators` is set when the response may be cached (a cacheable read without errors). */
   | { readonly status: 200; readonly body: string; readonly validators: { readonly etag: string; readonly policy: CachePolicy } | undefined }
-  | { readonly status: 304; readonly etag: string; readonly policy: CachePolicy };
+  | { readonly status: 304; readonly etag: string | undefined; readonly policy: CachePolicy };
 
 type DataStep = Extract<RootStep, { kind: 'data' }>;
 type Planned = { readonly index: number; readonly step: DataStep; readonly plan: ReadPlan };

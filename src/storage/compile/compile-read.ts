@@ -88,10 +88,10 @@ function withClock(ctx: SqlContext, sql: string): string {
   const tables = [...ctx.tables].sort();
   if (tables.length === 0 || !sql.startsWith('SELECT ')) return sql;
   const pair = ctx.sql.concat([q('table_name'), sqlString(':'), `CAST(${q('version')} AS TEXT)`]);
-  const clock =
-    `(SELECT ${ctx.sql.stringAgg(pair, q('table_name'))} FROM ${q(CLOCK_TABLE)} ` +
-    `WHERE ${q('table_name')} IN (${tables.map(sqlString).join(', ')}))`;
-  return `SELECT ${clock} AS clock, ${sql.slice('SELECT '.length)}`;
+  const where = `FROM ${q(CLOCK_TABLE)} WHERE ${q('table_name')} IN (${tables.map(sqlString).join(', ')})`;
+  const clock = `(SELECT ${ctx.sql.stringAgg(pair, q('table_name'))} ${where})`;
+  const changedAt = `(SELECT max(${ctx.sql.jsonTimestamp(q('changed_at'))}) ${where})`;
+  return `SELECT ${clock} AS clock, ${changedAt} AS clock_time, ${sql.slice('SELECT '.length)}`;
 }
 
 function finish(

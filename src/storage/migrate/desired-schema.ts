@@ -128,7 +128,12 @@ const SYSTEM_TABLES: readonly TableSpec[] = [
     name: CLOCK_TABLE,
     kind: 'system',
     type: undefined,
-    columns: [column('table_name', 'String', { nullable: false }), column('version', 'BigInt', { nullable: false })],
+    columns: [
+      column('table_name', 'String', { nullable: false }),
+      column('version', 'BigInt', { nullable: false }),
+      // When the clock last moved: the basis of Last-Modified / If-Modified-Since.
+      column('changed_at', 'DateTime', { nullable: true }),
+    ],
     primaryKey: ['table_name'],
     indexes: [],
   }),

@@ -1,0 +1,64 @@
+import { Agent, cacheStores, interceptors, request, type Dispatcher } from 'undici';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDialect } from '../support/databases.js';
+import { http } from '../support/http.js';
+import { startServer, type TestServer } from '../support/start-server.js';
+
+/**
+ * A real RFC 9111 shared cache (undici's cache interceptor) in front of the
+ * server: reads go through it, writes go around it straight to the server
+ * (as another client's would). The cache must never show data older than the
+ * last write, and it must still be doing its job (revalidating, not refetching).
+ */
+describeEachDialect('REST behind a shared HTTP cache', (ctx) => {
+  let server: TestServer;
+  let cache: Dispatcher;
+  const statuses: number[] = [];
+
+  beforeAll(async () => {
+    server = await startServer(() => ctx.open());
+    // What the origin actually answered (the cache turns 304s into 200s for its client).
+    server.app.server.on('request', (_request: unknown, response: { statusCode: number; on(event: 'finish', listener: () => void): void }) => {
+      response.on('finish', () => statuses.push(response.statusCode));
+    });
+    cache = new Agent().compose(interceptors.cache({ store: new cacheStores.MemoryCacheStore(), type: 'shared' }));
+  });
+  afterAll(async () => {
+    await cache.close();
+    await server.close();
+  });
+
+  const viaCache = async (path: string): Promise<{ status: number; body: Record<string, unknown> }> => {
+    const response = await request(`${server.url}${path}`, { dispatcher: cache });
+    return { status: response.statusCode, body: (await response.body.json()) as Record<string, unknown> };
+  };
+
+  it('never serves a user older than the last write, and revalidates without re-reading', async () => {
+    const created = await http(server.url, 'POST', '/users', { body: { name: 'Cached', email: 'cached@example.org' } });
+    const path = `/users/${created.json.id as string}`;
+    const listPath = `/users?filter[id]=${created.json.id as string}&fields=id,bio`;
+    for (let round = 0; round < 5; round++) {
+      const bio = `round ${round}`;
+      const write = await http(server.url, 'PATCH', path, { body: { bio } });
+      expect(write.status).toBe(200);
+      expect((await viaCache(path)).body['bio']).toBe(bio);
+      expect(((await viaCache(listPath)).body['data'] as { bio: string }[])[0]?.bio).toBe(bio);
+      // A second read of unchanged data is a revalidation the server answers from its clocks.
+      const before = statuses.length;
+      expect((await viaCache(path)).body['bio']).toBe(bio);
+      expect(statuses.slice(before)).toEqual([304]);
+    }
+  });
+
+  it('sees writes to embedded relations and deletes', async () => {
+    const path = '/users/9?fields=name&include=posts&posts.fields=title&posts.limit=100';
+    const before = (await viaCache(path)).body['posts'] as { title: string }[];
+    const post = await http(server.url, 'POST', '/posts', { body: { title: 'Through the cache', body: 'b', author: '9' } });
+    const withPost = (await viaCache(path)).body['posts'] as { title: string }[];
+    expect(withPost).toHaveLength(before.length + 1);
+    await http(server.url, 'DELETE', `/posts/${post.json.id as string}`);
+    expect((await viaCache(path)).body['posts']).toHaveLength(before.length);
+    await http(server.url, 'DELETE', '/users/9');
+    expect((await viaCache(path)).status).toBe(404);
+  });
+});
