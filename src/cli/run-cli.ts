@@ -28,7 +28,10 @@ export async function runCli(argv: readonly string[]): Promise<void> {
   const withListen = (command: Command): Command =>
     command
       .option('-p, --port <n>', 'port to listen on', parsePort, parsePort(process.env['PORT'] ?? '4000'))
-      .option('-H, --host <host>', 'interface to listen on', process.env['HOST'] ?? '127.0.0.1');
+      .option('-H, --host <host>', 'interface to listen on', process.env['HOST'] ?? '127.0.0.1')
+      .option('--persisted-documents <file>', 'trusted GraphQL documents (JSON map of sha256 → query, or an Apollo manifest)', process.env['DIGLOT_PERSISTED_DOCUMENTS'])
+      .option('--only-persisted', 'accept only the trusted documents on /graphql', process.env['DIGLOT_ONLY_PERSISTED'] === 'true')
+      .option('--require-if-match', 'answer 428 to REST writes without If-Match', process.env['DIGLOT_REQUIRE_IF_MATCH'] === 'true');
 
   withSchema(program.command('check'))
     .description('validate a schema; prints every problem as file:line:column CODE message')
@@ -67,7 +70,7 @@ export async function runCli(argv: readonly string[]): Promise<void> {
   ] as const) {
     withListen(withDb(withSchema(program.command(name))))
       .description(description)
-      .action(async (options: { schema: string[]; db: string; port: number; host: string }) => {
+      .action(async (options: ServeOptions) => {
         await serve(options, seedIfEmpty);
       });
   }
@@ -113,7 +116,17 @@ async function seed(engine: Engine, scale: number): Promise<void> {
   }
 }
 
-async function serve(options: { schema: string[]; db: string; port: number; host: string }, seedIfEmpty: boolean): Promise<void> {
+interface ServeOptions {
+  readonly schema: string[];
+  readonly db: string;
+  readonly port: number;
+  readonly host: string;
+  readonly persistedDocuments: string | undefined;
+  readonly onlyPersisted: boolean;
+  readonly requireIfMatch: boolean;
+}
+
+async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void> {
   const model = await loadModel(options.schema);
   const db = await openDatabase(options.db);
   const result = await migrate(db, model, { allowDestructive: false, dryRun: false }).catch(async (error: unknown) => {
@@ -123,10 +136,23 @@ async function serve(options: { schema: string[]; db: string; port: number; host
   if (result.steps.length > 0) process.stderr.write(`migrated: ${result.steps.length} step(s) applied\n`);
   const engine = createEngine(model, db);
   if (seedIfEmpty && (await engine.isEmpty())) await seed(engine, 1);
+  const production = process.env['NODE_ENV'] === 'production';
+  if (options.onlyPersisted && options.persistedDocuments === undefined) throw new CliError('--only-persisted needs --persisted-documents <file>');
   const app = await createServer({
     engine,
     logger: { level: process.env['LOG_LEVEL'] ?? 'info' },
     exposeInternals: process.env['NODE_ENV'] === 'development',
+    requireIfMatch: options.requireIfMatch,
+    graphql: {
+      // Field suggestions help developers and help attackers map a schema: off in production.
+      hideSuggestions: production,
+      ...(options.persistedDocuments === undefined
+        ? {}
+        : { persistedDocuments: { file: options.persistedDocuments, onlyPersisted: options.onlyPersisted } }),
+    },
+  }).catch(async (error: unknown) => {
+    await db.close();
+    throw error;
   });
   await app.listen({ port: options.port, host: options.host });
   const address = app.server.address();

@@ -1,0 +1,14 @@
+/**
+ * Diglot as a library: load a schema, open a database, migrate, and serve
+ * REST and GraphQL from one engine — what `diglot serve` does, for programs
+ * that embed it (tests, custom servers, serverless handlers).
+ */
+export { loadSchema, loadSchemaFiles, formatProblems, type LoadSchemaResult, type SchemaProblem } from './schema/load-schema.js';
+export type { Model, ResourceType, Field } from './schema/model.js';
+export { openDatabase } from './storage/open-database.js';
+export type { Database } from './storage/dialect.js';
+export { migrate, formatPlan } from './storage/migrate/migrate.js';
+export { createEngine, type Engine } from './engine/engine.js';
+export { createServer, type ServerOptions } from './server/create-server.js';
+export { ApiError } from './errors/api-error.js';
+export { ERROR_REGISTRY, type ErrorCode } from './errors/registry.js';
