@@ -15,7 +15,7 @@ export interface ServerOptions {
   readonly bodyLimit?: number;
   readonly requireIfMatch?: boolean;
   /** pino options, or false for silence (tests). */
-  readonly logger?: boolean | { readonly level: string };
+  readonly logger?: boolean | { readonly level: string; readonly stream?: { write(line: string): void } };
   /** Show internal error messages to clients (development only). */
   readonly exposeInternals?: boolean;
   /** GraphQL limits, persisted documents, suggestions, GraphiQL. */
@@ -33,7 +33,17 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
         ? false
         : {
             level: typeof options.logger === 'object' ? options.logger.level : 'info',
-            // Credentials never reach the log.
+            ...(typeof options.logger === 'object' && options.logger.stream !== undefined ? { stream: options.logger.stream } : {}),
+            // Headers are logged for debugging; credentials in them never reach the log.
+            serializers: {
+              req: (request: { method: string; url: string; hostname?: string; ip?: string; headers: Record<string, unknown> }) => ({
+                method: request.method,
+                url: request.url,
+                host: request.hostname,
+                remoteAddress: request.ip,
+                headers: { ...request.headers },
+              }),
+            },
             redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
           },
     bodyLimit: options.bodyLimit ?? 1024 * 1024,

@@ -1,14 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/databases.js';
 import { http } from '../support/http.js';
+import { buildOpenApiDocument } from '../../src/rest/openapi/build-openapi-document.js';
+import { createResponseValidator, type ResponseValidator } from '../support/openapi-validator.js';
 import { startServer, type TestServer } from '../support/start-server.js';
 
 describeEachDialect('REST API', (ctx) => {
   let server: TestServer;
-  const call = (method: string, path: string, options?: Parameters<typeof http>[3]) => http(server.url, method, path, options);
+  let validator: ResponseValidator;
+  /** Every response of this suite is also checked against the generated OpenAPI document. */
+  const call = async (method: string, path: string, options?: Parameters<typeof http>[3]) => {
+    const response = await http(server.url, method, path, options);
+    const contentType = response.headers.get('content-type');
+    // Unknown routes and router-level 414s belong to no operation; everything else must match the document.
+    const documented = validator.operationOf(method, path) !== undefined || response.status === 405;
+    if (documented && response.status !== 414) expect(validator.validate(method, path, response.status, contentType, response.json, response.headers), `${method} ${path}`).toEqual([]);
+    return response;
+  };
 
   beforeAll(async () => {
     server = await startServer(() => ctx.open());
+    validator = createResponseValidator(buildOpenApiDocument(server.model));
   });
   afterAll(async () => {
     await server.close();

@@ -1,4 +1,4 @@
-import { isApiError } from '../../errors/api-error.js';
+import { ApiError, isApiError } from '../../errors/api-error.js';
 import type { ErrorLookup } from '../map-db-error.js';
 
 /**
@@ -12,6 +12,10 @@ export function mapSqliteError(error: unknown, lookup: ErrorLookup): Error {
   // Already mapped (an error thrown inside a transaction passes through twice).
   if (isApiError(error)) return error;
   const code = (error as { code?: unknown }).code;
+  // better-sqlite3 throws a plain TypeError once the connection is closed (shutdown, or a failed file).
+  if (error instanceof TypeError && /database connection is not open/.test(error.message)) {
+    return new ApiError('DATABASE_UNAVAILABLE', { detail: 'The database is closed', cause: error });
+  }
   if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return error;
   const message = error.message;
 
