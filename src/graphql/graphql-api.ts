@@ -37,7 +37,7 @@ const ENDPOINT = '/graphql';
 export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOptions): void {
   const resolved = resolveGraphqlOptions(options.graphql);
   const handler = createGraphqlHandler(options.engine, options.limits, resolved);
-  const graphiql = graphiqlPage(ENDPOINT);
+  const graphiql = graphiqlPage(ENDPOINT, options.engine.model);
 
   app.register((scope, _pluginOptions, done) => {
     // The body arrives as text: parsing it here turns bad JSON into a GraphQL error, not a problem document.

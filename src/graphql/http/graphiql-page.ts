@@ -1,13 +1,36 @@
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import type { Model } from '../../schema/model.js';
 
 /**
  * GraphiQL as one self-contained HTML page (scripts and styles inline, no
- * CDN), rendered on first use and then reused.
+ * CDN), rendered on first use and then reused. It opens on a query that
+ * works against the served schema, so the first click shows data.
  */
-export function graphiqlPage(endpoint: string): () => string {
+export function graphiqlPage(endpoint: string, model: Model): () => string {
   let html: string | undefined;
   return () => {
-    html ??= renderGraphiQL({ endpoint, title: 'Diglot GraphiQL', defaultEditorToolsVisibility: true });
+    html ??= renderGraphiQL({ endpoint, title: 'Diglot GraphiQL', defaultEditorToolsVisibility: true, defaultQuery: exampleQuery(model) });
     return html;
   };
+}
+
+/** `{ users(first: 5) { id name … posts(first: 3) { id … } } }` for the first type of the schema. */
+export function exampleQuery(model: Model): string {
+  const type = model.types[0];
+  if (type === undefined) return '{ __typename }';
+  const scalars = (fields: Model['types'][number]['fields']): string[] =>
+    fields.filter((field) => field.kind === 'scalar' && !field.list && field.scalar !== 'JSON' && field.deprecated === undefined).slice(0, 3).map((field) => field.name);
+  const lines = [`# The same data as REST: GET /${type.path}`, '{', `  ${type.plural}(first: 5) {`];
+  for (const name of scalars(type.fields)) lines.push(`    ${name}`);
+  const image = type.fields.find((field) => field.kind === 'file');
+  if (image?.kind === 'file') lines.push(`    ${image.name}(size: ${image.image.sizes[0] ?? 64})`);
+  const list = type.fields.find((field) => field.kind === 'toMany' || field.kind === 'manyToMany');
+  const target = list !== undefined && (list.kind === 'toMany' || list.kind === 'manyToMany') ? model.typesByName.get(list.target) : undefined;
+  if (list !== undefined && target !== undefined) {
+    lines.push(`    ${list.name}(first: 3) {`);
+    for (const name of scalars(target.fields)) lines.push(`      ${name}`);
+    lines.push('    }');
+  }
+  lines.push('  }', '}', '');
+  return lines.join('\n');
 }
