@@ -1,5 +1,5 @@
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import type { Model } from '../../schema/model.js';
+import { isListRelation, type Model } from '../../schema/model.js';
 
 /**
  * GraphiQL as one self-contained HTML page (scripts and styles inline, no
@@ -24,8 +24,8 @@ export function exampleQuery(model: Model): string {
   for (const name of scalars(type.fields)) lines.push(`    ${name}`);
   const image = type.fields.find((field) => field.kind === 'file');
   if (image?.kind === 'file') lines.push(`    ${image.name}(size: ${image.image.sizes[0] ?? 64})`);
-  const list = type.fields.find((field) => field.kind === 'toMany' || field.kind === 'manyToMany');
-  const target = list !== undefined && (list.kind === 'toMany' || list.kind === 'manyToMany') ? model.typesByName.get(list.target) : undefined;
+  const list = type.fields.find(isListRelation);
+  const target = list === undefined ? undefined : model.typesByName.get(list.target);
   if (list !== undefined && target !== undefined) {
     lines.push(`    ${list.name}(first: 3) {`);
     for (const name of scalars(target.fields)) lines.push(`      ${name}`);
