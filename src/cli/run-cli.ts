@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { createEngine, EXAMPLE_COUNTS, type Engine } from '../engine/engine.js';
+import { createFileService, DEFAULT_FILES_DIRECTORY } from '../files/file-service.js';
 import { isApiError } from '../errors/api-error.js';
 import { formatProblems, loadSchemaFiles } from '../schema/load-schema.js';
 import type { Model } from '../schema/model.js';
@@ -25,6 +26,8 @@ export async function runCli(argv: readonly string[]): Promise<void> {
     command.option('-s, --schema <files...>', 'GraphQL SDL file(s)', [process.env['DIGLOT_SCHEMA'] ?? DEFAULT_SCHEMA]);
   const withDb = (command: Command): Command =>
     command.option('-d, --db <path|url>', 'SQLite file path or postgres:// URL', process.env['DIGLOT_DB'] ?? process.env['DATABASE_URL'] ?? DEFAULT_DB);
+  const withFiles = (command: Command): Command =>
+    command.option('--files <dir>', 'directory for uploaded files and their resized variants', process.env['DIGLOT_FILES'] ?? DEFAULT_FILES_DIRECTORY);
   const withListen = (command: Command): Command =>
     command
       .option('-p, --port <n>', 'port to listen on', parsePort, parsePort(process.env['PORT'] ?? '4000'))
@@ -53,14 +56,14 @@ export async function runCli(argv: readonly string[]): Promise<void> {
       });
     });
 
-  withDb(withSchema(program.command('seed')))
+  withFiles(withDb(withSchema(program.command('seed'))))
     .description('load deterministic demo data (1,000 users, 10,000 posts, 20,000 follows, 200 products, 2,000 orders for the example)')
     .option('--scale <factor>', 'multiply every count', parseScale, 1)
-    .action(async (options: { schema: string[]; db: string; scale: number }) => {
+    .action(async (options: { schema: string[]; db: string; scale: number; files: string }) => {
       const model = await loadModel(options.schema);
       await withDatabase(options.db, async (db) => {
         await migrate(db, model, { allowDestructive: false, dryRun: false });
-        await seed(createEngine(model, db), options.scale);
+        await seed(createEngine(model, db, { files: createFileService({ directory: options.files }) }), options.scale);
       });
     });
 
@@ -68,7 +71,7 @@ export async function runCli(argv: readonly string[]): Promise<void> {
     ['serve', 'migrate (non-destructive changes only) and serve REST and GraphQL', false],
     ['start', 'migrate, seed demo data if the database is empty, and serve (what `npm start` runs)', true],
   ] as const) {
-    withListen(withDb(withSchema(program.command(name))))
+    withFiles(withListen(withDb(withSchema(program.command(name)))))
       .description(description)
       .action(async (options: ServeOptions) => {
         await serve(options, seedIfEmpty);
@@ -124,6 +127,7 @@ interface ServeOptions {
   readonly persistedDocuments: string | undefined;
   readonly onlyPersisted: boolean;
   readonly requireIfMatch: boolean;
+  readonly files: string;
 }
 
 async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void> {
@@ -134,7 +138,8 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
     throw error;
   });
   if (result.steps.length > 0) process.stderr.write(`migrated: ${result.steps.length} step(s) applied\n`);
-  const engine = createEngine(model, db);
+  const files = createFileService({ directory: options.files });
+  const engine = createEngine(model, db, { files });
   if (seedIfEmpty && (await engine.isEmpty())) await seed(engine, 1);
   const production = process.env['NODE_ENV'] === 'production';
   if (options.onlyPersisted && options.persistedDocuments === undefined) throw new CliError('--only-persisted needs --persisted-documents <file>');
@@ -168,6 +173,7 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
       `  Docs       ${origin}/docs`,
       `  OpenAPI    ${origin}/openapi.json`,
       `  Health     ${origin}/healthz`,
+      `  Files      ${files.store.location}`,
       '',
     ].join('\n'),
   );

@@ -13,7 +13,21 @@ export interface CachePolicy {
   readonly scope: 'PUBLIC' | 'PRIVATE';
 }
 
+const policies = new WeakMap<ReadPlan['root'], CachePolicy>();
+
 export function cachePolicyOf(model: Model, plans: readonly ReadPlan[]): CachePolicy {
+  if (plans.length === 1) {
+    const root = (plans[0] as ReadPlan).root;
+    const known = policies.get(root);
+    if (known !== undefined) return known;
+    const policy = computePolicy(model, plans);
+    policies.set(root, policy);
+    return policy;
+  }
+  return computePolicy(model, plans);
+}
+
+function computePolicy(model: Model, plans: readonly ReadPlan[]): CachePolicy {
   const state = { maxAge: Number.POSITIVE_INFINITY, hinted: false, isPrivate: false };
   const apply = (hint: CacheHint | undefined): void => {
     if (hint === undefined) {

@@ -1,4 +1,5 @@
 import { ApiError } from '../errors/api-error.js';
+import type { FileService } from '../files/file-service.js';
 import type { ReadPlan } from '../plan/read-plan.js';
 import type { WritePlan, WriteResult } from '../plan/write-plan.js';
 import type { Model } from '../schema/model.js';
@@ -9,10 +10,17 @@ import { ReadExecutor, type ReadResult } from './read-executor.js';
 import { ifMatchMatches, ifNoneMatchMatches, lastModifiedHeader, strongEtag, unmodifiedSince, ValidatorCache } from './validators.js';
 import { WriteExecutor } from './write-executor.js';
 import { seedDatabase, type SeedOptions } from './seed/seed.js';
+import { bindFiles, type ReceiveUpload } from './engine-files.js';
 
 export type { ReadResult } from './read-executor.js';
 export type { CachePolicy } from './cache-policy.js';
 export { EXAMPLE_COUNTS, type SeedOptions, type SeedProgress } from './seed/seed.js';
+export type { ReceiveUpload } from './engine-files.js';
+
+export interface EngineOptions {
+  /** Where uploaded files go. Without it, file fields can be read (and set to null) but not uploaded. */
+  readonly files?: FileService;
+}
 
 /** A cacheable read as the front-ends ask for it. */
 export interface CachedReadRequest {
@@ -69,12 +77,21 @@ export interface Engine {
   isEmpty(): Promise<boolean>;
   /** SQL of a plan, for `diglot explain` and golden tests. */
   explain(plan: ReadPlan): { readonly sql: string; readonly params: readonly unknown[]; readonly tables: readonly string[] };
+  /** The file store and image variants, when the engine has one. */
+  readonly files: FileService | undefined;
+  /**
+   * Runs `work` (which receives uploads and writes records with them) and
+   * then settles every file it received: kept when a record points at it,
+   * deleted otherwise — so a failed or abandoned upload leaves no orphan.
+   */
+  withUploads<T>(work: (receive: ReceiveUpload) => Promise<T>): Promise<T>;
 }
 
-export function createEngine(model: Model, db: Database): Engine {
+export function createEngine(model: Model, db: Database, options: EngineOptions = {}): Engine {
   const clock = new ChangeClock(db);
   const reader = new ReadExecutor(model, db);
-  const writer = new WriteExecutor(model, db, clock);
+  const files = options.files === undefined ? undefined : bindFiles(model, db, options.files);
+  const writer = new WriteExecutor(model, db, clock, files?.release);
   const validators = new ValidatorCache();
 
   const readCached = async (request: CachedReadRequest): Promise<CachedReadResponse> => {
@@ -140,7 +157,7 @@ export function createEngine(model: Model, db: Database): Engine {
     read: (plan) => reader.read(plan),
     readCached,
     write,
-    seed: (seedOptions) => seedDatabase(model, db, clock, seedOptions),
+    seed: (seedOptions) => seedDatabase(model, db, clock, seedOptions, files),
     isEmpty: async () => {
       for (const type of model.types) {
         const rows = await db.all(`SELECT 1 AS found FROM ${db.sql.quoteIdent(type.table)} LIMIT 1`);
@@ -151,6 +168,12 @@ export function createEngine(model: Model, db: Database): Engine {
     explain: (plan) => {
       const compiled = reader.compile(plan);
       return { sql: compiled.sql, params: compiled.paramOrder.map((index) => plan.params[index]), tables: compiled.tables };
+    },
+    files: options.files,
+    withUploads: (work) => {
+      // The front-ends register upload routes only when there is a file store.
+      if (files === undefined) throw new Error('this engine has no file store');
+      return files.withUploads(work);
     },
   };
 }

@@ -20,6 +20,8 @@ const CACHE_LIMIT = 2000;
  */
 export class ReadExecutor {
   private readonly compiled = new Map<string, CompiledRead>();
+  /** Front-ends that reuse a plan's root object (plan templates) skip even the shape key. */
+  private readonly byRoot = new WeakMap<ReadPlan['root'], CompiledRead>();
 
   constructor(
     private readonly model: Model,
@@ -28,6 +30,14 @@ export class ReadExecutor {
 
   /** The compiled form of a plan (cached): its SQL and the tables it reads. */
   compile(plan: ReadPlan): CompiledRead {
+    const known = this.byRoot.get(plan.root);
+    if (known !== undefined) return known;
+    const compiled = this.compileShape(plan);
+    this.byRoot.set(plan.root, compiled);
+    return compiled;
+  }
+
+  private compileShape(plan: ReadPlan): CompiledRead {
     const shape = JSON.stringify(plan.root);
     const hit = this.compiled.get(shape);
     if (hit !== undefined) {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * Strong validators (RFC 9110 §8.8.3) for both front-ends.
@@ -13,7 +13,8 @@ import { createHash } from 'node:crypto';
  * still answers 304 if the bytes came out the same.
  */
 export function strongEtag(body: string): string {
-  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+  // crypto.hash is the one-shot form: no Hash object per response.
+  return `"${hash('sha256', body, 'base64url').slice(0, 27)}"`;
 }
 
 const LIMIT = 10_000;
@@ -65,10 +66,14 @@ export function ifMatchMatches(header: string, etag: string | undefined): boolea
  */
 export function lastModifiedHeader(changedAt: string | undefined, now: number = Date.now()): string | undefined {
   if (changedAt === undefined) return undefined;
-  const time = Date.parse(changedAt);
+  const time = changedAt === lastFormatted.changedAt ? lastFormatted.time : Date.parse(changedAt);
   if (Number.isNaN(time) || now - time < 1000) return undefined;
-  return new Date(time).toUTCString();
+  // The same clock time is formatted for every response until the data changes: keep the last one.
+  if (changedAt !== lastFormatted.changedAt) lastFormatted = { changedAt, time, header: new Date(time).toUTCString() };
+  return lastFormatted.header;
 }
+
+let lastFormatted: { changedAt: string | undefined; time: number; header: string } = { changedAt: undefined, time: 0, header: '' };
 
 /** RFC 9110 §13.1.3: true when nothing changed after the date the client holds. */
 export function unmodifiedSince(changedAt: string | undefined, header: string | undefined): boolean {

@@ -15,6 +15,10 @@ import type { Database, SqlRunner, SqlValue } from '../storage/dialect.js';
 import { OUTBOX_TABLE } from '../storage/migrate/desired-schema.js';
 import { newId } from '../util/ids.js';
 import type { ChangeClock } from './change-clock.js';
+import { keysLeftBehind, touchesFiles } from './file-references.js';
+
+/** Deletes the stored files whose keys are given, where no record points at them any more. */
+export type ReleaseFiles = (keys: readonly string[]) => Promise<void>;
 
 
 /**
@@ -28,6 +32,7 @@ export class WriteExecutor {
     private readonly model: Model,
     private readonly db: Database,
     private readonly clock: ChangeClock,
+    private readonly releaseFiles?: ReleaseFiles,
   ) {}
 
   /**
@@ -37,13 +42,17 @@ export class WriteExecutor {
   async write(plan: WritePlan, check?: (tx: SqlRunner) => Promise<void>): Promise<WriteResult> {
     const type = this.model.typesByName.get(plan.type);
     if (type === undefined) throw new Error(`write plan names unknown type ${plan.type}`);
+    const files = this.releaseFiles !== undefined && touchesFiles(this.model, type, plan);
+    let leftBehind: readonly string[] = [];
     const result = await this.db.transaction(async (tx) => {
-      if (check !== undefined && plan.kind !== 'create') {
+      if ((check !== undefined || files) && plan.kind !== 'create') {
         // A no-op update takes the row lock on PostgreSQL; SQLite's write transaction is already exclusive.
         const id = this.db.sql.quoteIdent('id');
         await tx.run(`UPDATE ${this.db.sql.quoteIdent(type.table)} SET ${id} = ${id} WHERE ${id} = ${this.db.sql.placeholder(0)}`, [plan.id]);
-        await check(tx);
+        if (check !== undefined) await check(tx);
       }
+      // Read under that lock, so a concurrent write cannot swap a file in between unseen.
+      if (files) leftBehind = await keysLeftBehind(tx, this.model, this.db.sql, type, plan);
       const outcome = await this.apply(tx, type, plan);
       if (outcome.tables.length > 0) {
         await this.clock.bump(tx, outcome.tables);
@@ -52,6 +61,8 @@ export class WriteExecutor {
       return outcome.result;
     });
     this.clock.noteCommitted();
+    // After COMMIT: files the write stopped pointing at go, unless another record shares them.
+    if (leftBehind.length > 0) await this.releaseFiles?.(leftBehind);
     return result;
   }
 

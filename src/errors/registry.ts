@@ -48,6 +48,14 @@ export const ERROR_REGISTRY = {
   DATABASE_UNAVAILABLE: { status: 503, title: 'Database unavailable' },
   DATABASE_TIMEOUT: { status: 503, title: 'Database timed out' },
 
+  // files: uploads (checked by content, never by name) and stored files
+  FILE_MISSING: { status: 400, title: 'File part missing' },
+  FILE_TOO_LARGE: { status: 413, title: 'File too large' },
+  FILE_TYPE_NOT_ALLOWED: { status: 415, title: 'File type not allowed' },
+  FILE_CORRUPT: { status: 400, title: 'File corrupt or truncated' },
+  FILE_TOO_MANY_PIXELS: { status: 400, title: 'Image has too many pixels' },
+  UPLOAD_PREFLIGHT_REQUIRED: { status: 400, title: 'Preflight header required for uploads' },
+
   // schema: a user's SDL, reported by `diglot check` and at start-up
   SCHEMA_INVALID: { status: 500, title: 'Schema invalid' },
 

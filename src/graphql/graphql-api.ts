@@ -9,6 +9,7 @@ import { createGraphqlHandler, type GraphqlHttpResponse, type JsonMedia } from '
 import { resolveGraphqlOptions, type GraphqlOptions } from './graphql-options.js';
 import { graphiqlPage } from './http/graphiql-page.js';
 import { paramsFromBody, paramsFromSearch } from './http/graphql-params.js';
+import { checkPreflightHeader, paramsFromMultipart } from './http/multipart-request.js';
 import { HTML_MEDIA, JSON_MEDIA, negotiate } from './http/negotiate.js';
 
 export type { GraphqlLimits, GraphqlOptions, PersistedDocumentsOptions } from './graphql-options.js';
@@ -41,7 +42,8 @@ export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOpti
 
   app.register((scope, _pluginOptions, done) => {
     // The body arrives as text: parsing it here turns bad JSON into a GraphQL error, not a problem document.
-    scope.removeAllContentTypeParsers();
+    // Of the root's other parsers only multipart/form-data stays: the upload spec (the server registers it with a file store).
+    scope.removeContentTypeParser(['application/json', 'text/plain', 'application/merge-patch+json']);
     scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, parsed) => {
       parsed(null, body);
     });
@@ -68,6 +70,19 @@ export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOpti
         }
         if (method === 'POST' && header(request, 'content-type') === undefined) {
           throw new ApiError('UNSUPPORTED_MEDIA_TYPE', { detail: 'Send the request as application/json' });
+        }
+        if (method === 'POST' && options.engine.files !== undefined && request.isMultipart()) {
+          checkPreflightHeader(request.headers);
+          // Every file received is kept only if the operation's writes point a record at it.
+          const uploaded = await options.engine.withUploads(async (receive) => {
+            const multipartParams = await paramsFromMultipart(request.parts(), receive);
+            return handler.handle({ method, params: multipartParams, media, ifNoneMatch: undefined, log: request.log });
+          });
+          return send(reply, uploaded);
+        }
+        if (method === 'POST' && typeof request.body !== 'string') {
+          // Parsed by a parser the root added for REST bodies, not by ours: not a GraphQL request body.
+          throw new ApiError('UNSUPPORTED_MEDIA_TYPE', { detail: 'Send the request as application/json (or multipart/form-data with files)' });
         }
         const params = method === 'POST' ? paramsFromBody(request.body) : paramsFromSearch(searchOf(request.url));
         const response = await handler.handle({ method, params, media, ifNoneMatch: header(request, 'if-none-match'), log: request.log });

@@ -3,6 +3,7 @@ import type { ErrorCode } from '../errors/registry.js';
 import type { Model, ResourceType } from '../schema/model.js';
 import { suggest } from '../util/suggest.js';
 import { coerceScalar } from './coerce.js';
+import { isFileInput } from './file-input.js';
 import type { WriteValues } from './write-plan.js';
 
 /**
@@ -11,13 +12,28 @@ import type { WriteValues } from './write-plan.js';
  */
 export type InputMode = 'create' | 'replace' | 'patch';
 
+export interface ValidateOptions {
+  /**
+   * Fields whose value arrived as text (a `multipart/form-data` text part):
+   * coerced as URL text is (`"42"` → 42, `"true"` → true).
+   */
+  readonly textFields?: ReadonlySet<string>;
+}
+
 /**
  * Validates a record body for `type` and returns the values to write. Every
  * problem is collected (one response lists them all, with RFC 6901 pointers);
  * the error's code is the problems' common code, or VALIDATION_FAILED when
  * they differ. Both front-ends call this, so the rules and codes are one.
  */
-export function validateInput(model: Model, type: ResourceType, input: unknown, mode: InputMode, basePointer = ''): WriteValues {
+export function validateInput(
+  model: Model,
+  type: ResourceType,
+  input: unknown,
+  mode: InputMode,
+  basePointer = '',
+  options: ValidateOptions = {},
+): WriteValues {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new ApiError('INPUT_WRONG_TYPE', {
       detail: `The body must be a JSON object of ${type.name} fields`,
@@ -43,7 +59,7 @@ export function validateInput(model: Model, type: ResourceType, input: unknown, 
       continue;
     }
     if (field.kind === 'scalar') {
-      const coerced = coerceScalar(model, field, value, false);
+      const coerced = coerceScalar(model, field, value, options.textFields?.has(name) === true);
       if (coerced.ok) values[name] = coerced.value;
       else problem(name, value === null ? 'INPUT_REQUIRED_FIELD' : 'INPUT_WRONG_TYPE', `${name} ${coerced.reason}`);
     } else if (field.kind === 'toOne') {
@@ -51,8 +67,12 @@ export function validateInput(model: Model, type: ResourceType, input: unknown, 
       else if (typeof value === 'string' && value.length > 0) values[name] = value;
       else problem(name, value === null ? 'INPUT_REQUIRED_FIELD' : 'INPUT_WRONG_TYPE', `${name} must be the id of a ${field.target}`);
     } else if (field.kind === 'file') {
-      // Files arrive through uploads; in a JSON body only null (remove) is meaningful.
-      if (value === null && field.nullable) values[name] = null;
+      // Files arrive through uploads (stored and checked before this runs, as a
+      // FileInput); in a JSON body only null (remove) is meaningful. The plan
+      // holds the plain content address.
+      if (isFileInput(value)) values[name] = value.key;
+      else if (value === null && field.nullable) values[name] = null;
+      else if (value === null) problem(name, 'INPUT_REQUIRED_FIELD', `${name} is required: replace the file rather than removing it`);
       else problem(name, 'INPUT_WRONG_TYPE', `${name} is a file: upload it as multipart/form-data, or send null to remove it`);
     }
   }

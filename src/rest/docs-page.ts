@@ -1,4 +1,3 @@
-import fastifyApiReference from '@scalar/fastify-api-reference';
 import type { FastifyInstance } from 'fastify';
 
 export const DOCS_PREFIX = '/docs';
@@ -12,31 +11,74 @@ export interface DocsPageOptions {
   readonly title: string;
 }
 
+interface DocsAssets {
+  readonly html: string;
+  readonly script: string;
+}
+
 /**
  * The browsable API reference at /docs: Scalar's reference, self-hosted.
- * The plugin serves its own bundled script (`/docs/js/scalar.js`); `cdn`
- * points the page at that route instead of cdn.jsdelivr.net, and the options
- * below switch off everything that would reach a third-party host from the
- * browser (web fonts, telemetry, the hosted agent and MCP helpers).
+ * `cdn` points the page at our own route for Scalar's bundled script instead
+ * of cdn.jsdelivr.net, and the options below switch off everything that would
+ * reach a third-party host from the browser (web fonts, telemetry, the hosted
+ * agent and MCP helpers).
  *
- * `/docs` answers with a redirect to `/docs/`: the plugin insists on the
- * trailing slash so that relative links inside the page resolve.
+ * Scalar's package holds its 4 MB browser bundle as a string, which costs a
+ * server ~25 MiB of memory from the moment it is imported. So it is imported
+ * on the first visit to /docs, not at start-up: its Fastify plugin renders
+ * the page and the script once, on a scratch instance, and we serve those.
+ *
+ * `/docs` answers with a redirect to `/docs/`, so that relative links inside
+ * the page resolve.
  */
 export function registerDocsPage(app: FastifyInstance, options: DocsPageOptions): void {
-  void app.register(fastifyApiReference, {
-    routePrefix: DOCS_PREFIX,
-    logLevel: 'warn',
-    configuration: {
-      url: options.documentUrl,
-      cdn: DOCS_SCRIPT_PATH,
-      pageTitle: options.title,
-      withDefaultFonts: false,
-      telemetry: false,
-      agent: { disabled: true },
-      mcp: { disabled: true },
-      showDeveloperTools: 'never',
-      // The spec is same-origin, so "try it" needs no proxy; never send requests through Scalar's.
-      proxyUrl: '',
-    },
+  let assets: Promise<DocsAssets> | undefined;
+  const load = (): Promise<DocsAssets> => {
+    assets ??= renderAssets(options).catch((error: unknown) => {
+      assets = undefined;
+      throw error;
+    });
+    return assets;
+  };
+  app.get(`${DOCS_PREFIX}/`, { logLevel: 'warn' }, async (request, reply) => {
+    // The router ignores trailing slashes, so /docs lands here too.
+    if (!request.url.split('?')[0]?.endsWith('/')) return reply.redirect(`${DOCS_PREFIX}/`, 301);
+    const { html } = await load();
+    return reply.type('text/html; charset=utf-8').send(html);
   });
+  app.get(DOCS_SCRIPT_PATH, { logLevel: 'warn' }, async (_request, reply) => {
+    const { script } = await load();
+    return reply.type('application/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(script);
+  });
+}
+
+async function renderAssets(options: DocsPageOptions): Promise<DocsAssets> {
+  const [{ default: fastify }, { default: fastifyApiReference }] = await Promise.all([
+    import('fastify'),
+    import('@scalar/fastify-api-reference'),
+  ]);
+  const scratch = fastify({ logger: false });
+  try {
+    await scratch.register(fastifyApiReference, {
+      routePrefix: DOCS_PREFIX,
+      configuration: {
+        url: options.documentUrl,
+        cdn: DOCS_SCRIPT_PATH,
+        pageTitle: options.title,
+        withDefaultFonts: false,
+        telemetry: false,
+        agent: { disabled: true },
+        mcp: { disabled: true },
+        showDeveloperTools: 'never',
+        // The spec is same-origin, so "try it" needs no proxy; never send requests through Scalar's.
+        proxyUrl: '',
+      },
+    });
+    const html = await scratch.inject({ method: 'GET', url: `${DOCS_PREFIX}/` });
+    const script = await scratch.inject({ method: 'GET', url: DOCS_SCRIPT_PATH });
+    if (html.statusCode !== 200 || script.statusCode !== 200) throw new Error('the API reference could not be rendered');
+    return { html: html.body, script: script.body };
+  } finally {
+    await scratch.close();
+  }
 }

@@ -5,9 +5,11 @@ import { strongEtag } from '../engine/validators.js';
 import { ApiError } from '../errors/api-error.js';
 import { planReadList, planReadOne, type PlanLimits } from '../plan/build-read.js';
 import type { ReadPlan } from '../plan/read-plan.js';
-import { validateInput, type InputMode } from '../plan/validate-input.js';
+import type { InputMode } from '../plan/validate-input.js';
 import type { WritePlan } from '../plan/write-plan.js';
 import type { ManyToManyRelation, ResourceType } from '../schema/model.js';
+import { registerFileRoutes } from './file-routes.js';
+import { writeRecordBody } from './record-input.js';
 import { listLinks, renderList } from './render-list.js';
 import { parseQueryString, parseRestQuery } from './query-params.js';
 
@@ -50,6 +52,11 @@ export function registerRestApi(app: FastifyInstance, options: RestApiOptions): 
       }
     }
   }
+  registerFileRoutes(app, {
+    engine,
+    sendRecord: (type, id, reply) => sendRecord(options, type, id, reply),
+    precondition: (type, id, request) => precondition(options, type, id, request),
+  });
 }
 
 type Params = { readonly id?: string; readonly targetId?: string };
@@ -119,17 +126,20 @@ async function getList(
 
 async function create(options: RestApiOptions, type: ResourceType, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const { engine } = options;
-  const values = validateInput(engine.model, type, jsonBody(request), 'create');
-  const result = await engine.write({ kind: 'create', type: type.name, values });
+  // JSON, or multipart/form-data with file parts (record-input.ts).
+  const result = await writeRecordBody(engine, type, request, 'create', () => jsonBody(request), (values) =>
+    engine.write({ kind: 'create', type: type.name, values }),
+  );
   await sendRecord(options, type, result.id, reply.code(201).header('location', `/${type.path}/${result.id}`));
 }
 
 async function update(options: RestApiOptions, type: ResourceType, request: FastifyRequest, reply: FastifyReply, mode: InputMode): Promise<void> {
   const { engine } = options;
   const id = params(request).id as string;
-  const values = validateInput(engine.model, type, jsonBody(request), mode);
-  const plan: WritePlan = { kind: 'update', type: type.name, id, values, replace: mode === 'replace' };
-  await engine.write(plan, precondition(options, type, id, request));
+  await writeRecordBody(engine, type, request, mode, () => jsonBody(request), (values) => {
+    const plan: WritePlan = { kind: 'update', type: type.name, id, values, replace: mode === 'replace' };
+    return engine.write(plan, precondition(options, type, id, request));
+  });
   await sendRecord(options, type, id, reply);
 }
 

@@ -1,3 +1,4 @@
+import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Engine } from '../engine/engine.js';
 import { DEFAULT_LIMITS, type PlanLimits } from '../plan/build-read.js';
@@ -6,6 +7,7 @@ import { PROBLEM_CONTENT_TYPE, problemOf } from '../rest/problem.js';
 import { registerRestApi } from '../rest/rest-api.js';
 import { registerGraphqlApi, type GraphqlOptions } from '../graphql/graphql-api.js';
 import { registerOpenApi } from '../rest/openapi/register-openapi.js';
+import { multipartLimits } from '../files/multipart-parts.js';
 import { installErrorHandling } from './error-handler.js';
 
 export interface ServerOptions {
@@ -76,6 +78,10 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     }
   });
 
+  if (engine.files !== undefined) {
+    // multipart/form-data for uploads, in both styles (streamed; a text part may be as large as a JSON body).
+    await app.register(multipart, { limits: multipartLimits(engine.files.limits, options.bodyLimit ?? 1024 * 1024) });
+  }
   registerRestApi(app, { engine, limits: options.limits ?? DEFAULT_LIMITS, requireIfMatch: options.requireIfMatch === true });
   registerGraphqlApi(app, { engine, limits: options.limits ?? DEFAULT_LIMITS, graphql: { exposeInternals: options.exposeInternals, ...options.graphql } });
   registerOpenApi(app, { engine, limits: options.limits ?? DEFAULT_LIMITS, requireIfMatch: options.requireIfMatch === true });

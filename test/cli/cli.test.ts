@@ -1,7 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/databases.js';
 import { EXAMPLE_SCHEMA } from '../support/start-server.js';
@@ -104,7 +105,8 @@ describeEachDialect('diglot migrate and start', (ctx) => {
 
     it('migrates, seeds the demo data with progress, and serves', async () => {
       await ctx.reset();
-      child = spawn(process.execPath, [BIN, 'start', '--schema', EXAMPLE_SCHEMA, '--db', ctx.url, '--port', '0'], {
+      const files = join(work, `files-${ctx.dialect}`);
+      child = spawn(process.execPath, [BIN, 'start', '--schema', EXAMPLE_SCHEMA, '--db', ctx.url, '--port', '0', '--files', files], {
         cwd: ROOT,
         env: { ...process.env, LOG_LEVEL: 'warn' },
       });
@@ -125,6 +127,13 @@ describeEachDialect('diglot migrate and start', (ctx) => {
       expect(users.data).toHaveLength(5);
       const total = (await (await fetch(`${origin}/posts?limit=0&count=true`)).json()) as { totalCount: number };
       expect(total.totalCount).toBe(10_000);
+      // The demo users have pictures, stored under --files and served resized.
+      const user = (await (await fetch(`${origin}/users/42?fields=profilePicture&profilePicture.size=64`)).json()) as { profilePicture: string };
+      const picture = await fetch(`${origin}${user.profilePicture}`);
+      expect(picture.status).toBe(200);
+      expect(picture.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect((await sharp(Buffer.from(await picture.arrayBuffer())).metadata()).width).toBe(64);
+      expect(existsSync(join(files, 'originals'))).toBe(true);
     });
 
     it('shuts down cleanly on SIGTERM', async () => {

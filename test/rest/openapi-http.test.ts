@@ -4,6 +4,7 @@
  * answers as the document says on both databases, and /docs is a
  * self-hosted reference.
  */
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../src/rest/openapi/build-openapi-document.js';
 import { HTTP_METHODS, type OpenApiDocument } from '../../src/rest/openapi/openapi-types.js';
@@ -26,7 +27,7 @@ describe('GET /openapi.json and /docs', () => {
     const response = await http(server.url, 'GET', '/openapi.json');
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(response.json).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(server.model, { limits: DEFAULT_LIMITS }))));
+    expect(response.json).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(server.model, { limits: DEFAULT_LIMITS, files: true }))));
     const etag = response.headers.get('etag');
     expect(etag).toMatch(/^"[^"]+"$/);
     expect(response.headers.get('cache-control')).toBe('public, no-cache');
@@ -112,7 +113,7 @@ describeEachDialect('every REST operation answers as the OpenAPI document says',
     method: string,
     path: string,
     expected: number,
-    options: { readonly headers?: Record<string, string>; readonly body?: unknown; readonly raw?: string } = {},
+    options: { readonly headers?: Record<string, string>; readonly body?: unknown; readonly raw?: string | FormData } = {},
   ): Promise<HttpResponse> {
     const response = await http(server.url, method, path, options);
     expect(response.status, `${method} ${path}: ${response.text.slice(0, 300)}`).toBe(expected);
@@ -196,6 +197,44 @@ describeEachDialect('every REST operation answers as the OpenAPI document says',
       await call('PUT', `${base}/${newId}`, 412, { body, headers: { 'if-match': '"stale"' } });
       await call('PUT', `${base}/${newId}`, 200, { body });
       await call('PATCH', `${base}/missing-id`, 404, { body: {} });
+
+      // Files: uploads, multipart bodies, and the URLs records give.
+      for (const field of type.fields) {
+        if (field.kind !== 'file') continue;
+        const picture = await tinyPng(serial);
+        const formBody = createBody(model, type, firstIds, serial + 1000);
+        const formCreated = await call('POST', base, 201, { raw: form(formBody, field.name, picture) });
+        await call('PUT', `${base}/${(formCreated.json as { id: string }).id}`, 200, { raw: form(formBody, field.name, picture) });
+        await call('POST', base, 415, { raw: form(createBody(model, type, firstIds, serial + 2000), field.name, Buffer.from('not an image')) });
+        const fieldPath = `${base}/${newId}/${field.name}`;
+        const uploaded = await call('PUT', fieldPath, 200, { raw: form({}, 'file', picture) });
+        const url = (uploaded.json as Record<string, string>)[field.name] ?? '';
+        expect(url).toMatch(/^\/files\/[0-9a-f]{64}\.png$/);
+        await call('PUT', fieldPath, 415, { raw: form({}, 'file', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>')) });
+        await call('PUT', fieldPath, 400, { raw: form({ note: 'no file' }, undefined, undefined) });
+        await call('PUT', fieldPath, 415, { body: {} });
+        await call('PUT', fieldPath, 412, { raw: form({}, 'file', picture), headers: { 'if-match': '"stale"' } });
+        await call('PUT', `${base}/missing-id/${field.name}`, 404, { raw: form({}, 'file', picture) });
+        const original = await call('GET', url, 200);
+        await call('HEAD', url, 200);
+        await call('GET', url, 304, { headers: { 'if-none-match': original.headers.get('etag') ?? '' } });
+        await call('HEAD', url, 304, { headers: { 'if-none-match': original.headers.get('etag') ?? '' } });
+        const width = field.image.sizes[0] ?? 0;
+        const variant = await call('GET', `${url}/${width}`, 200, { headers: { accept: 'image/webp,*/*' } });
+        await call('HEAD', `${url}/${width}`, 200);
+        await call('GET', `${url}/${width}`, 304, { headers: { accept: 'image/webp,*/*', 'if-none-match': variant.headers.get('etag') ?? '' } });
+        await call('HEAD', `${url}/${width}`, 304, { headers: { accept: 'image/webp,*/*', 'if-none-match': variant.headers.get('etag') ?? '' } });
+        await call('GET', `${url}/7`, 404);
+        await call('HEAD', `${url}/7`, 404);
+        await call('GET', `/files/${'0'.repeat(64)}.png`, 404);
+        await call('HEAD', `/files/${'0'.repeat(64)}.png`, 404);
+        await call('POST', url, 405, { body: {} });
+        await call('DELETE', `${url}/${width}`, 405);
+        await call('DELETE', fieldPath, 204);
+        await call('DELETE', `${base}/missing-id/${field.name}`, 404);
+        await call('GET', fieldPath, 405);
+      }
+
       await call('DELETE', `${base}/${newId}`, 412, { headers: { 'if-match': '"stale"' } });
       await call('DELETE', `${base}/${newId}`, 204);
       await call('DELETE', `${base}/${newId}`, 404);
@@ -258,4 +297,20 @@ function createBody(model: Model, type: ResourceType, ids: ReadonlyMap<string, r
     body[field.name] = field.list ? [one()] : one();
   }
   return body;
+}
+
+/** A multipart body: the record's fields as text parts (JSON parts for the rest), and one file part when given. */
+function form(fields: Record<string, unknown>, fileName: string | undefined, file: Buffer | undefined): FormData {
+  const data = new FormData();
+  for (const [name, value] of Object.entries(fields)) {
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') data.append(name, String(value));
+    else data.append(name, new Blob([JSON.stringify(value)], { type: 'application/json' }));
+  }
+  if (fileName !== undefined && file !== undefined) data.append(fileName, new Blob([new Uint8Array(file)], { type: 'image/png' }), 'picture.png');
+  return data;
+}
+
+/** A different small PNG for each serial, so each upload is a new file. */
+function tinyPng(serial: number): Promise<Buffer> {
+  return sharp({ create: { width: 40, height: 30, channels: 3, background: { r: (serial * 37) % 256, g: 90, b: 160 } } }).png().toBuffer();
 }

@@ -12,10 +12,10 @@ export async function http(
   base: string,
   method: string,
   path: string,
-  options: { readonly headers?: Record<string, string>; readonly body?: unknown; readonly raw?: string } = {},
+  options: { readonly headers?: Record<string, string>; readonly body?: unknown; readonly raw?: string | FormData } = {},
 ): Promise<HttpResponse> {
   const headers: Record<string, string> = { ...options.headers };
-  let body: string | undefined;
+  let body: string | FormData | undefined;
   if (options.raw !== undefined) body = options.raw;
   else if (options.body !== undefined) {
     body = JSON.stringify(options.body);

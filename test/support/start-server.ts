@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { createFileService, type FileService, type FileServiceOptions } from '../../src/files/file-service.js';
 import { createEngine, type Engine, type SeedOptions } from '../../src/engine/engine.js';
 import { loadSchemaFiles } from '../../src/schema/load-schema.js';
 import type { Model } from '../../src/schema/model.js';
@@ -30,18 +34,28 @@ export interface TestServer {
   readonly engine: Engine;
   readonly db: Database;
   readonly model: Model;
+  /** The file store (a temporary directory of this server's own, removed on close), unless `files: false`. */
+  readonly files: FileService | undefined;
+  readonly filesDir: string | undefined;
   close(): Promise<void>;
 }
 
 /** The example served over a real socket on an ephemeral port, on the given database. */
 export async function startServer(
   open: () => Promise<Database>,
-  options: { readonly seed?: SeedOptions | false; readonly server?: Partial<ServerOptions> } = {},
+  options: {
+    readonly seed?: SeedOptions | false;
+    readonly server?: Partial<ServerOptions>;
+    /** File store options (its directory defaults to a fresh temporary one), or false for an engine without files. */
+    readonly files?: Omit<FileServiceOptions, 'store'> | false;
+  } = {},
 ): Promise<TestServer> {
   const model = await loadExampleModel();
   const db = await open();
   await migrate(db, model, { allowDestructive: false, dryRun: false });
-  const engine = createEngine(model, db);
+  const filesDir = options.files === false ? undefined : (options.files?.directory ?? mkdtempSync(join(tmpdir(), 'diglot-files-')));
+  const files = options.files === false ? undefined : createFileService({ ...options.files, directory: filesDir });
+  const engine = createEngine(model, db, { files });
   if (options.seed !== false) await engine.seed(options.seed ?? SMALL_SEED);
   const app = await createServer({ engine, logger: false, ...options.server });
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -53,9 +67,12 @@ export async function startServer(
     engine,
     db,
     model,
+    files,
+    filesDir,
     close: async () => {
       await app.close();
       await db.close();
+      if (filesDir !== undefined && options.files !== false && options.files?.directory === undefined) rmSync(filesDir, { recursive: true, force: true });
     },
   };
 }

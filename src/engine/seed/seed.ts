@@ -1,7 +1,9 @@
 import type { Model, ResourceType } from '../../schema/model.js';
 import type { Database, SqlRunner, SqlValue } from '../../storage/dialect.js';
 import type { ChangeClock } from '../change-clock.js';
+import type { EngineFiles } from '../engine-files.js';
 import { createRandom, fakeValue, type Random } from './fake-values.js';
+import { seedPictures, type Pictures } from './seed-pictures.js';
 
 export interface SeedOptions {
   /** Rows per type name; types not named get `defaultCount`. */
@@ -10,6 +12,11 @@ export interface SeedOptions {
   /** Links per owner for many-to-many fields (`User.followers`: 20 → 20 × users links). */
   readonly linksPerRecord?: number;
   readonly seed?: number;
+  /**
+   * How many records of each file field get a generated picture (the first
+   * ones: ids "1".."n"); default 50. Needs an engine with a file store.
+   */
+  readonly pictures?: number;
   readonly onProgress?: (event: SeedProgress) => void;
 }
 
@@ -30,14 +37,43 @@ const ROWS_PER_STATEMENT = 200;
  * targets are skewed (a few users write most posts, as in real data).
  * Everything is written in one transaction, in multi-row INSERTs.
  */
-export async function seedDatabase(model: Model, db: Database, clock: ChangeClock, options: SeedOptions = {}): Promise<Record<string, number>> {
+export async function seedDatabase(
+  model: Model,
+  db: Database,
+  clock: ChangeClock,
+  options: SeedOptions = {},
+  files?: EngineFiles,
+): Promise<Record<string, number>> {
   const random = createRandom(options.seed ?? 42);
   const counts = new Map<string, number>();
   for (const type of model.types) counts.set(type.name, options.counts?.[type.name] ?? options.defaultCount ?? 100);
   const written: Record<string, number> = {};
+  // Files first, rows after: a row never points at a file that is not stored yet.
+  const pictures = files === undefined ? new Map<string, readonly string[]>() : await seedPictures(model, counts, files.service, options.pictures ?? 50);
+  try {
+    await writeRows(model, db, clock, counts, random, options, pictures, written);
+  } finally {
+    // Pinned since they were stored; a failed seed leaves none of them behind.
+    const keys = [...pictures.values()].flat();
+    for (const key of keys) files?.service.unpin(key);
+    await files?.release(keys);
+  }
+  return written;
+}
+
+async function writeRows(
+  model: Model,
+  db: Database,
+  clock: ChangeClock,
+  counts: ReadonlyMap<string, number>,
+  random: Random,
+  options: SeedOptions,
+  pictures: Pictures,
+  written: Record<string, number>,
+): Promise<void> {
   await db.transaction(async (tx) => {
     for (const type of insertionOrder(model)) {
-      written[type.table] = await seedType(model, db, tx, type, counts, random, options.onProgress);
+      written[type.table] = await seedType(model, db, tx, type, counts, random, options.onProgress, pictures);
     }
     for (const join of model.joinTables) {
       const owners = counts.get(join.sourceType) ?? 0;
@@ -47,7 +83,6 @@ export async function seedDatabase(model: Model, db: Database, clock: ChangeCloc
     await clock.bump(tx, Object.keys(written));
   });
   clock.noteCommitted();
-  return written;
 }
 
 /** Types ordered so that every non-null to-one target is written before its referrers. */
@@ -75,6 +110,7 @@ async function seedType(
   counts: ReadonlyMap<string, number>,
   random: Random,
   onProgress: SeedOptions['onProgress'],
+  pictures: Pictures,
 ): Promise<number> {
   const total = counts.get(type.name) ?? 0;
   const columns: string[] = ['id'];
@@ -96,6 +132,10 @@ async function seedType(
         if (field.target === type.name && index === 1) return null;
         return String(1 + Math.floor(limit * random.next() ** 2));
       });
+    } else if (field.kind === 'file') {
+      const keys = pictures.get(`${type.name}.${field.name}`) ?? [];
+      columns.push(field.column);
+      makers.push((index) => keys[index - 1] ?? null);
     }
   }
   await insertRows(db, tx, type.table, columns, total, (index) => makers.map((make) => make(index)), onProgress);

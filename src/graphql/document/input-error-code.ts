@@ -22,6 +22,7 @@ export function inputErrorCode(role: InputRole | undefined, message: string): Er
   if (role === undefined) return 'GRAPHQL_VALIDATION_FAILED';
   if (role.kind === 'filter') return 'QUERY_INVALID_FILTER';
   if (role.kind === 'order') return 'QUERY_INVALID_ORDER';
+  if (role.kind === 'upload') return 'INPUT_WRONG_TYPE';
   if (/was not provided|must not be null|not to be null|found null\.$/.test(message)) return 'INPUT_REQUIRED_FIELD';
   const unknown = /Field "([^"]+)" is not defined by type/.exec(message);
   if (unknown !== null) {

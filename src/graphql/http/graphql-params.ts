@@ -24,6 +24,11 @@ export function paramsFromBody(text: unknown): GraphqlParams {
   } catch (error) {
     throw new ApiError('MALFORMED_JSON', { detail: `The body is not valid JSON: ${(error as Error).message}` });
   }
+  return paramsFromJson(body);
+}
+
+/** The parameters from a parsed JSON body (or a multipart request's `operations`). */
+export function paramsFromJson(body: unknown): GraphqlParams {
   if (Array.isArray(body)) throw new ApiError('BAD_REQUEST', { detail: 'Batched requests are not supported: send one operation per request' });
   if (typeof body !== 'object' || body === null) throw new ApiError('BAD_REQUEST', { detail: 'The body must be a JSON object such as {"query": "…"}' });
   const fields = body as Record<string, unknown>;

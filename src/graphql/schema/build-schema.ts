@@ -91,6 +91,8 @@ export function buildGraphqlSchema(model: Model): GeneratedSchema {
     }
   }
 
+  if (model.types.some((type) => type.fields.some((field) => field.kind === 'file'))) inputRoles.set('Upload', { kind: 'upload' });
+
   // Every type is reachable from a root field, but list them so the order of
   // types in introspection follows the model.
   const types: GraphQLNamedType[] = model.types.map((type) => ctx.objectType(type.name));

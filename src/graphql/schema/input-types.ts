@@ -1,13 +1,15 @@
 import { GraphQLID, GraphQLInputObjectType, GraphQLNonNull, type GraphQLInputFieldConfigMap } from 'graphql';
 import type { ResourceType } from '../../schema/model.js';
 import { scalarInputType } from './object-types.js';
+import { UploadScalar } from './scalars.js';
 import type { SchemaContext } from './schema-context.js';
 
 /**
  * `Create<T>Input` and `Update<T>Input`: the writable fields, as REST's
  * body accepts them. Server-managed fields (`id`, `@readonly`, timestamps)
  * are absent; to-one relations are set by id; list relations change through
- * their own mutations. Files arrive as uploads, not in these inputs.
+ * their own mutations. A file field takes an `Upload` (the multipart request
+ * spec), or null to remove the file.
  *
  * Returns undefined when the type has no writable field (an input object
  * with no fields is not valid GraphQL).
@@ -29,6 +31,12 @@ export function mutationInputType(ctx: SchemaContext, type: ResourceType, mode: 
         type: required ? new GraphQLNonNull(GraphQLID) : GraphQLID,
         description: field.description ?? `The id of a ${field.target}.`,
         deprecationReason: required ? undefined : field.deprecated,
+      };
+    } else if (field.kind === 'file') {
+      fields[field.name] = {
+        type: UploadScalar,
+        description: [field.description, 'An uploaded image (JPEG, PNG, WebP, AVIF or GIF); null removes it.'].filter(Boolean).join('\n\n'),
+        deprecationReason: field.deprecated,
       };
     }
   }

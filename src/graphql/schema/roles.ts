@@ -32,7 +32,9 @@ export type FieldRole =
 export type InputRole =
   | { readonly kind: 'input'; readonly type: ResourceType }
   | { readonly kind: 'filter' }
-  | { readonly kind: 'order' };
+  | { readonly kind: 'order' }
+  /** The `Upload` scalar: anything but a file part in its place is a wrong type, as in REST. */
+  | { readonly kind: 'upload' };
 
 export interface GeneratedSchema {
   readonly schema: GraphQLSchema;

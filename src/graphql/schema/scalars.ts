@@ -1,7 +1,8 @@
 import { GraphQLScalarType, Kind, valueFromASTUntyped } from 'graphql';
+import { isFileInput } from '../../plan/file-input.js';
 
 /**
- * The two custom scalars. Their input side is deliberately lenient: a
+ * The custom scalars. Their input side is deliberately lenient: a
  * DateTime arrives as any string and is checked by the same coercion REST
  * uses (`plan/coerce.ts`), so both styles refuse the same values with the
  * same error codes. Output never passes through here: the database builds
@@ -28,4 +29,28 @@ export const JsonScalar = new GraphQLScalarType({
   serialize: (value) => value,
   parseValue: (value) => value,
   parseLiteral: (ast, variables) => valueFromASTUntyped(ast, variables),
+});
+
+/**
+ * A file sent with the GraphQL multipart request spec
+ * (https://github.com/jaydenseric/graphql-multipart-request-spec): the
+ * request's `map` puts each file part at a variable path, and by the time
+ * variables are coerced the file is already stored and checked, so its value
+ * here is a `FileInput`. Nothing else is an Upload: not a string (a client
+ * cannot point a record at a stored file by naming its key), not a literal.
+ */
+export const UploadScalar = new GraphQLScalarType({
+  name: 'Upload',
+  description: 'A file, sent as a part of a multipart/form-data request (the GraphQL multipart request spec).',
+  specifiedByURL: 'https://github.com/jaydenseric/graphql-multipart-request-spec',
+  serialize: () => {
+    throw new TypeError('Upload is an input-only scalar');
+  },
+  parseValue: (value) => {
+    if (!isFileInput(value)) throw new TypeError('Upload must be a file part of a multipart request, mapped to this variable');
+    return value;
+  },
+  parseLiteral: () => {
+    throw new TypeError('Upload cannot be written in the document: send the file as a multipart part and pass it in a variable');
+  },
 });

@@ -81,6 +81,8 @@ describe('the OpenAPI document', () => {
   const variants: [string, () => Model, OpenApiOptions][] = [
     ['the example schema', () => example, {}],
     ['the example schema, If-Match required', () => example, { requireIfMatch: true, limits: { defaultPageSize: 5, maxPageSize: 50 } }],
+    ['the example schema, with a file store', () => example, { files: true }],
+    ['the example schema, with a file store and If-Match required', () => example, { files: true, requireIfMatch: true }],
     ['a schema with deprecated types and colliding names', edgeModel, {}],
   ];
   for (const [name, model, options] of variants) {
@@ -216,5 +218,45 @@ describe('the OpenAPI document', () => {
     expect(strict.paths['/users/{id}']?.delete?.responses).toHaveProperty('428');
     expect(document.paths['/users/{id}']?.delete?.responses).not.toHaveProperty('428');
     expect(document.components.responses).not.toHaveProperty('PreconditionRequired');
+  });
+
+  it('describes uploads, multipart bodies and file URLs when the server has a file store', () => {
+    const withFiles = buildOpenApiDocument(example, { files: true });
+    expect(document.paths).not.toHaveProperty('/files/{key}');
+    expect(document.paths).not.toHaveProperty('/users/{id}/profilePicture');
+
+    const upload = withFiles.paths['/users/{id}/profilePicture'];
+    expect(upload?.put?.operationId).toBe('uploadProfilePictureOfUser');
+    expect(upload?.put?.requestBody?.content['multipart/form-data']).toMatchObject({
+      schema: { required: ['file'], properties: { file: { contentMediaType: 'application/octet-stream' } } },
+      encoding: { file: { contentType: 'image/jpeg, image/png, image/webp, image/avif, image/gif' } },
+    });
+    expect(Object.keys(upload?.put?.responses ?? {}).sort()).toEqual(['200', '400', '404', '412', '413', '415', '500', '503']);
+    expect(Object.keys(upload?.delete?.responses ?? {})).toContain('204');
+    expect(withFiles.paths['/posts/{id}/cover']?.put?.operationId).toBe('uploadCoverOfPost');
+    expect(withFiles.paths['/orders/{id}/note']).toBeUndefined();
+
+    // POST and PUT take a form for types with files; PATCH stays JSON.
+    const create = withFiles.paths['/users']?.post?.requestBody?.content;
+    expect(Object.keys(create ?? {})).toEqual(['application/json', 'multipart/form-data']);
+    expect(create?.['multipart/form-data']?.encoding).toMatchObject({ profilePicture: {}, interests: { contentType: 'application/json' } });
+    expect(Object.keys(withFiles.paths['/users/{id}']?.put?.requestBody?.content ?? {})).toEqual(['application/json', 'multipart/form-data']);
+    expect(Object.keys(withFiles.paths['/users/{id}']?.patch?.requestBody?.content ?? {})).toEqual(['application/json', 'application/merge-patch+json']);
+    expect(Object.keys(withFiles.paths['/orders']?.post?.requestBody?.content ?? {})).toEqual(['application/json']);
+    const form = schema(withFiles, 'UserForm');
+    expect(form['required']).toEqual(['name', 'email']);
+    expect(form.properties['profilePicture']).toMatchObject({ type: 'string', contentMediaType: 'application/octet-stream' });
+
+    const variant = withFiles.paths['/files/{key}/{width}']?.get;
+    expect(variant?.parameters).toContainEqual(expect.objectContaining({ name: 'width', schema: { type: 'integer', enum: [32, 64, 128, 256, 320, 512, 640, 1280] } }));
+    expect(Object.keys(variant?.responses['200'] && 'content' in variant.responses['200'] ? (variant.responses['200'].content ?? {}) : {})).toEqual([
+      'image/jpeg',
+      'image/png',
+      'image/webp',
+      'image/avif',
+      'image/gif',
+    ]);
+    expect(withFiles.paths['/files/{key}']?.head?.operationId).toBe('headFile');
+    expect(withFiles.tags.map((tag) => tag.name)).toContain('Files');
   });
 });

@@ -7,7 +7,9 @@ import { HTTP_METHODS, type JsonSchema, type OpenApiDocument, type Parameter, ty
 import { pruneComponents } from './prune-components.js';
 import { problemSchemas, sharedHeaders, sharedResponses } from './problem-schemas.js';
 import { sharedParameters, typeParameters } from './query-parameters.js';
-import { createSchema, listSchema, patchSchema, recordSchema } from './record-schemas.js';
+import { createSchema, formSchema, listSchema, patchSchema, recordSchema } from './record-schemas.js';
+import { variantWidths } from '../../files/image-variants.js';
+import { fileFieldPaths, FILES_TAG, filesPaths } from './file-paths.js';
 import { resourcePaths } from './resource-paths.js';
 import { SERVICE_TAG, servicePaths } from './service-paths.js';
 
@@ -21,6 +23,8 @@ export interface OpenApiOptions {
   readonly limits?: PlanLimits;
   /** The server answers 428 to writes without If-Match. */
   readonly requireIfMatch?: boolean;
+  /** The server has a file store: upload routes, /files and multipart bodies are described. */
+  readonly files?: boolean;
 }
 
 /**
@@ -44,10 +48,20 @@ export function buildOpenApiDocument(model: Model, options: OpenApiOptions = {})
     schemas[names.list(type.name)] = listSchema(type, names);
     schemas[names.filter(type.name)] = filterSchema(type, names);
     Object.assign(parameters, typeParameters(model, type, names, limits));
-    Object.assign(paths, resourcePaths(model, type, names, { requireIfMatch: options.requireIfMatch === true }));
+    const pathOptions = { requireIfMatch: options.requireIfMatch === true, files: options.files === true };
+    Object.assign(paths, resourcePaths(model, type, names, pathOptions));
+    if (options.files === true) {
+      schemas[names.form(type.name)] = formSchema(type);
+      Object.assign(paths, fileFieldPaths(type, names, pathOptions));
+    }
     tags.push({ name: type.name, description: `${type.description ?? `${type.name} records.`} Collection: \`/${type.path}\`.` });
   }
   Object.assign(schemas, enumSchemas(model), problemSchemas(names));
+  const widths = variantWidths(model);
+  if (options.files === true && widths.length > 0) {
+    Object.assign(paths, filesPaths(widths));
+    tags.push({ name: FILES_TAG, description: 'Stored files and their resized variants, at the URLs records give. Content-addressed, so cached for good.' });
+  }
   Object.assign(paths, servicePaths());
   tags.push({ name: SERVICE_TAG, description: 'Health and the description of this API.' });
 

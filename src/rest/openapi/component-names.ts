@@ -11,6 +11,8 @@ export interface ComponentNames {
   readonly record: (type: string) => string;
   readonly create: (type: string) => string;
   readonly patch: (type: string) => string;
+  /** The multipart/form-data body of POST and PUT for types with file fields. */
+  readonly form: (type: string) => string;
   readonly list: (type: string) => string;
   readonly filter: (type: string) => string;
   readonly problem: string;
@@ -26,6 +28,7 @@ export function componentNames(model: Model): ComponentNames {
     record: (type) => type,
     create: (type) => derived(type, 'Create'),
     patch: (type) => derived(type, 'Patch'),
+    form: (type) => derived(type, 'Form'),
     list: (type) => derived(type, 'List'),
     filter: (type) => derived(type, 'Filter'),
     problem: own('Problem'),

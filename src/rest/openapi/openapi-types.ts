@@ -28,6 +28,8 @@ export interface Header {
 
 export interface MediaType {
   readonly schema: JsonSchema;
+  /** Per-property encoding of a multipart body: the content type of each part. */
+  readonly encoding?: Readonly<Record<string, { readonly contentType: string }>>;
 }
 
 export interface Response {

@@ -64,8 +64,8 @@ const ERROR_SUMMARIES: Record<ErrorResponseName, string> = {
   NotFound: 'No record has this id (or no route has this path).',
   Conflict: 'The write conflicts with other data: a unique value already taken, or a related record (by id) that does not exist.',
   PreconditionFailed: 'If-Match does not match the current ETag of the record: it changed since it was read, and nothing was written.',
-  ContentTooLarge: 'The request body is larger than the server accepts.',
-  UnsupportedMediaType: 'The body is not in a content type this operation accepts.',
+  ContentTooLarge: 'The request body, or a file in it, is larger than the server accepts.',
+  UnsupportedMediaType: 'The body is not in a content type this operation accepts, or an uploaded file is not an image type it accepts.',
   PreconditionRequired: 'This server requires If-Match on writes (RFC 6585), so that no update is ever lost.',
 };
 

@@ -1,7 +1,11 @@
+import { FORMAT_INFO, IMAGE_FORMATS } from '../../files/image-format.js';
 import type { Field, Model, ResourceType } from '../../schema/model.js';
 import type { ComponentNames } from './component-names.js';
 import { annotations, fileUrlSchema, orNull, scalarFieldSchema } from './field-schemas.js';
-import { ref, type JsonSchema } from './openapi-types.js';
+import { ref, type JsonSchema, type MediaType } from './openapi-types.js';
+
+/** The media types an image part or response can have. */
+export const IMAGE_TYPES = IMAGE_FORMATS.map((format) => FORMAT_INFO[format].mediaType);
 
 /**
  * A record as the API returns it. Every property is optional: `fields=`
@@ -82,6 +86,47 @@ export function createSchema(type: ResourceType): JsonSchema {
     properties: Object.fromEntries(fields.map((field) => [field.name, inputProperty(field, true)])),
     ...(required.length > 0 ? { required } : {}),
     additionalProperties: false,
+  };
+}
+
+/**
+ * The multipart/form-data body of POST and PUT for a type with file fields:
+ * the create body's fields, with each file field as a file part.
+ */
+export function formSchema(type: ResourceType): JsonSchema {
+  const fields = writableFields(type).concat(type.fields.filter((field) => field.kind === 'file' && !field.nullable));
+  const required = fields.filter(isRequiredOnCreate).map((field) => field.name);
+  return {
+    type: 'object',
+    description:
+      `A new ${type.name} (or, with PUT, the whole new state of one) as a form: one part per field. Text parts are read as URL text is ` +
+      '(`42`, `true`); send lists, JSON fields and null as parts of type application/json; a file field is a file part.',
+    properties: Object.fromEntries(
+      fields.map((field) => [field.name, field.kind === 'file' ? filePartSchema(field.description) : inputProperty(field, true)]),
+    ),
+    ...(required.length > 0 ? { required } : {}),
+    additionalProperties: false,
+  };
+}
+
+/** The multipart/form-data body of POST and PUT for `type`, with the content types of its parts. */
+export function formMediaType(type: ResourceType, names: ComponentNames): MediaType {
+  const encoding: Record<string, { contentType: string }> = {};
+  for (const field of type.fields) {
+    if (field.kind === 'file') encoding[field.name] = { contentType: IMAGE_TYPES.join(', ') };
+    else if (field.kind === 'scalar' && (field.list || field.scalar === 'JSON')) encoding[field.name] = { contentType: 'application/json' };
+  }
+  return { schema: ref('schemas', names.form(type.name)), encoding };
+}
+
+/** A file part: bytes, checked by content. */
+export function filePartSchema(description: string | undefined): JsonSchema {
+  return {
+    type: 'string',
+    contentMediaType: 'application/octet-stream',
+    description: [description, 'A JPEG, PNG, WebP, AVIF or GIF image (judged by its content, not its name or declared type).']
+      .filter((part) => part !== undefined && part !== '')
+      .join('\n\n'),
   };
 }
 

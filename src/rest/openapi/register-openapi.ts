@@ -15,7 +15,7 @@ export interface RegisterOpenApiOptions extends OpenApiOptions {
  */
 export function registerOpenApi(app: FastifyInstance, options: RegisterOpenApiOptions): void {
   const { engine, ...documentOptions } = options;
-  const document = buildOpenApiDocument(engine.model, documentOptions);
+  const document = buildOpenApiDocument(engine.model, { ...documentOptions, files: engine.files !== undefined });
   const body = JSON.stringify(document);
   const etag = strongEtag(body);
   // Storable, revalidated on every use: after a redeploy with another schema, nobody sees the old description.

@@ -2,11 +2,14 @@ import { isListRelation, type ManyToManyRelation, type Model, type ResourceType,
 import type { ComponentNames } from './component-names.js';
 import { ref, type MediaType, type Operation, type PathItem, type Reference, type Response } from './openapi-types.js';
 import { embedParameterRefs, readParameterRefs } from './query-parameters.js';
+import { formMediaType } from './record-schemas.js';
 import { ERROR_RESPONSES, type ErrorResponseName } from './problem-schemas.js';
 
 export interface ResourcePathOptions {
   /** The server answers 428 to writes without If-Match. */
   readonly requireIfMatch: boolean;
+  /** The server has a file store: POST and PUT also take multipart/form-data for types with file fields. */
+  readonly files?: boolean;
 }
 
 /**
@@ -29,7 +32,7 @@ export function resourcePaths(model: Model, type: ResourceType, names: Component
       description: allowSentence(['GET', 'HEAD', 'POST']),
       get: listOperation(model, type, names, 'get'),
       head: listOperation(model, type, names, 'head'),
-      post: createOperation(type, names),
+      post: createOperation(type, names, options),
     },
     [item]: {
       description: allowSentence(['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE']),
@@ -63,6 +66,7 @@ function allowSentence(methods: readonly string[]): string {
 
 const JSON_TYPE = 'application/json';
 const MERGE_PATCH_TYPE = 'application/merge-patch+json';
+const FORM_TYPE = 'multipart/form-data';
 
 function listOperation(model: Model, type: ResourceType, names: ComponentNames, method: 'get' | 'head'): Operation {
   const plural = pascal(type.plural);
@@ -147,14 +151,18 @@ function readResponses(method: 'get' | 'head', schemaName: string, list: boolean
   return errors({ '200': ok, '304': ref('responses', 'NotModified') }, ['BadRequest', ...(notFound ? (['NotFound'] as const) : [])]);
 }
 
-function createOperation(type: ResourceType, names: ComponentNames): Operation {
+function createOperation(type: ResourceType, names: ComponentNames, options: ResourcePathOptions): Operation {
   return {
     operationId: `create${type.name}`,
     summary: `Create a ${type.name}`,
     description: `Creates a ${type.name} and answers with it as GET would (without \`fields\`), its URL in \`Location\` and its ETag. To-one relations are written as the related record's id.`,
     tags: [type.name],
     ...deprecatedIf(type.deprecated !== undefined),
-    requestBody: { description: `The new ${type.name}.`, required: true, content: { [JSON_TYPE]: { schema: ref('schemas', names.create(type.name)) } } },
+    requestBody: {
+      description: `The new ${type.name}.${formSentence(type, options)}`,
+      required: true,
+      content: { [JSON_TYPE]: { schema: ref('schemas', names.create(type.name)) }, ...formContent(type, names, options) },
+    },
     responses: errors(
       {
         '201': {
@@ -171,7 +179,7 @@ function createOperation(type: ResourceType, names: ComponentNames): Operation {
 function updateOperation(type: ResourceType, names: ComponentNames, options: ResourcePathOptions, mode: 'replace' | 'merge'): Operation {
   const body: Record<string, MediaType> =
     mode === 'replace'
-      ? { [JSON_TYPE]: { schema: ref('schemas', names.create(type.name)) } }
+      ? { [JSON_TYPE]: { schema: ref('schemas', names.create(type.name)) }, ...formContent(type, names, options) }
       : { [JSON_TYPE]: { schema: ref('schemas', names.patch(type.name)) }, [MERGE_PATCH_TYPE]: { schema: ref('schemas', names.patch(type.name)) } };
   return {
     operationId: `${mode === 'replace' ? 'replace' : 'update'}${type.name}`,
@@ -184,7 +192,14 @@ function updateOperation(type: ResourceType, names: ComponentNames, options: Res
     tags: [type.name],
     ...deprecatedIf(type.deprecated !== undefined),
     parameters: [ref('parameters', 'id'), ref('parameters', 'If-Match')],
-    requestBody: { description: mode === 'replace' ? `The whole new ${type.name}.` : `The changes.`, required: true, content: body },
+    requestBody: {
+      description:
+        mode === 'replace'
+          ? `The whole new ${type.name}.${formSentence(type, options)}${formSentence(type, options) === '' ? '' : ' A file field left out keeps its file.'}`
+          : `The changes.`,
+      required: true,
+      content: body,
+    },
     responses: errors(
       {
         '200': {
@@ -236,13 +251,27 @@ function linkOperation(type: ResourceType, relation: ManyToManyRelation, method:
   };
 }
 
-function preconditionSentence(options: ResourcePathOptions): string {
+/** For types with file fields: the multipart/form-data body beside the JSON one. */
+function formContent(type: ResourceType, names: ComponentNames, options: ResourcePathOptions): Record<string, MediaType> {
+  if (options.files !== true || !type.fields.some((field) => field.kind === 'file')) return {};
+  return { [FORM_TYPE]: formMediaType(type, names) };
+}
+
+function formSentence(type: ResourceType, options: ResourcePathOptions): string {
+  if (options.files !== true || !type.fields.some((field) => field.kind === 'file')) return '';
+  return (
+    ' Or, to send files with it in one request, as multipart/form-data: a text part per field (read as URL text is: `42`, `true`), ' +
+    'a part sent as application/json for lists, JSON fields and null, and a file part per file field.'
+  );
+}
+
+export function preconditionSentence(options: ResourcePathOptions): string {
   return options.requireIfMatch
     ? 'If-Match with the ETag last read is required (428 without it); a stale one answers 412 and nothing changes.'
     : 'With If-Match, the write happens only if the record is unchanged since it was read (412 otherwise, and nothing changes).';
 }
 
-function preconditionRequired(options: ResourcePathOptions): ErrorResponseName[] {
+export function preconditionRequired(options: ResourcePathOptions): ErrorResponseName[] {
   return options.requireIfMatch ? ['PreconditionRequired'] : [];
 }
 
@@ -251,7 +280,7 @@ function preconditionRequired(options: ResourcePathOptions): ErrorResponseName[]
  * are listed status by status rather than as `default`, so that a status the
  * server was never meant to send shows up as undocumented.
  */
-function errors(
+export function errors(
   responses: Record<string, Response | Reference>,
   names: readonly ErrorResponseName[],
 ): Record<string, Response | Reference> {
@@ -262,7 +291,7 @@ function errors(
   return all;
 }
 
-function deprecatedIf(condition: boolean): { readonly deprecated?: true } {
+export function deprecatedIf(condition: boolean): { readonly deprecated?: true } {
   return condition ? { deprecated: true } : {};
 }
 

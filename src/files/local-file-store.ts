@@ -1,0 +1,160 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ApiError } from '../errors/api-error.js';
+import { parseFileKey } from './file-key.js';
+import type { FileStore, StagedFile, StoredFile } from './file-store.js';
+
+/**
+ * The file store on a local directory:
+ *
+ *   <root>/tmp/<uuid>.part                  uploads being received (same file system, so commit is a rename)
+ *   <root>/originals/<aa>/<key>             committed files, fanned out by the first two hex digits
+ *   <root>/variants/<aa>/<key>/<name>       derived files (`64.webp`)
+ *
+ * Paths are built only from keys that `parseFileKey` accepts and variant
+ * names of digits and a lowercase extension, so nothing a client sends ever
+ * becomes a path: a filename like `../../etc/passwd` is never even read.
+ */
+export function createLocalFileStore(directory: string): FileStore {
+  const root = resolve(directory);
+  const tmp = join(root, 'tmp');
+  const original = (key: string): string => join(root, 'originals', checkedKey(key).slice(0, 2), key);
+  const variantDir = (key: string): string => join(root, 'variants', checkedKey(key).slice(0, 2), key);
+
+  return {
+    location: root,
+
+    async stage(source, { maxBytes, headBytes }) {
+      await mkdir(tmp, { recursive: true });
+      const path = join(tmp, `${randomUUID()}.part`);
+      const hash = createHash('sha256');
+      const head: Buffer[] = [];
+      let headLength = 0;
+      let size = 0;
+      // Set by the transform below (an object, so the compiler sees it can change).
+      const over = { limit: false };
+      const meter = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          size += chunk.length;
+          if (size > maxBytes) {
+            over.limit = true;
+            // Keep reading (and dropping) what the client is still sending, so it
+            // gets the 413 instead of a reset connection; far past the limit, stop.
+            if (size > 2 * maxBytes + 1024 * 1024) done(tooLargeError(maxBytes));
+            else done();
+            return;
+          }
+          hash.update(chunk);
+          if (headLength < headBytes) {
+            const piece = chunk.subarray(0, headBytes - headLength);
+            head.push(piece);
+            headLength += piece.length;
+          }
+          done(null, chunk);
+        },
+      });
+      try {
+        // `flush`: the bytes are on disk before the file can be committed, so a
+        // crash never leaves a short file under a content address.
+        await pipeline(source, meter, createWriteStream(path, { flags: 'wx', flush: true }));
+      } catch (error) {
+        await rm(path, { force: true });
+        throw error;
+      }
+      if (over.limit) {
+        await rm(path, { force: true });
+        throw tooLargeError(maxBytes);
+      }
+      return stagedFile(path, hash.digest('hex'), size, Buffer.concat(head), original);
+    },
+
+    async open(key): Promise<StoredFile | undefined> {
+      if (parseFileKey(key) === undefined) return undefined;
+      const path = original(key);
+      const info = await stat(path).catch(() => undefined);
+      if (info === undefined || !info.isFile()) return undefined;
+      return { size: info.size, stream: () => createReadStream(path) };
+    },
+
+    async exists(key) {
+      if (parseFileKey(key) === undefined) return false;
+      const info = await stat(original(key)).catch(() => undefined);
+      return info?.isFile() === true;
+    },
+
+    async delete(key) {
+      if (parseFileKey(key) === undefined) return;
+      // Variants first: a variant without its original is unreachable clutter, an original without variants is fine.
+      await rm(variantDir(key), { recursive: true, force: true });
+      await rm(original(key), { force: true });
+    },
+
+    async getVariant(key, name) {
+      if (parseFileKey(key) === undefined) return undefined;
+      return readFile(join(variantDir(key), checkedName(name))).catch(() => undefined);
+    },
+
+    async putVariant(key, name, data) {
+      const folder = variantDir(key);
+      const target = join(folder, checkedName(name));
+      await mkdir(folder, { recursive: true });
+      const temp = join(folder, `.${randomUUID()}.part`);
+      try {
+        await writeFile(temp, data, { flag: 'wx' });
+        await rename(temp, target);
+      } catch (error) {
+        await rm(temp, { force: true });
+        throw error;
+      }
+    },
+  };
+}
+
+function stagedFile(path: string, sha256: string, size: number, head: Buffer, original: (key: string) => string): StagedFile {
+  let settled = false;
+  return {
+    path,
+    sha256,
+    size,
+    head,
+    async commit(key) {
+      if (settled) throw new Error('a staged file can be committed or discarded once');
+      const target = original(key);
+      await mkdir(join(target, '..'), { recursive: true });
+      // rename(2) is atomic: readers see the old state or the whole file. Same
+      // bytes under the same key may already be there (content addressing);
+      // replacing them with identical bytes is harmless.
+      await rename(path, target);
+      settled = true;
+    },
+    async discard() {
+      if (settled) return;
+      settled = true;
+      await rm(path, { force: true });
+    },
+  };
+}
+
+function tooLargeError(maxBytes: number): ApiError {
+  return new ApiError('FILE_TOO_LARGE', { detail: `The file is larger than ${formatBytes(maxBytes)}`, extensions: { maxBytes } });
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+function checkedKey(key: string): string {
+  if (parseFileKey(key) === undefined) throw new Error(`not a file key: ${JSON.stringify(key)}`);
+  return key;
+}
+
+function checkedName(name: string): string {
+  if (!/^[0-9]+\.[a-z]+$/.test(name)) throw new Error(`not a variant name: ${JSON.stringify(name)}`);
+  return name;
+}

@@ -1,0 +1,154 @@
+import type { Multipart } from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Engine, WritePrecondition } from '../engine/engine.js';
+import { ifNoneMatchMatches } from '../engine/validators.js';
+import { ApiError } from '../errors/api-error.js';
+import { IMMUTABLE, parseFileKey } from '../files/file-key.js';
+import type { FileService } from '../files/file-service.js';
+import { FORMAT_INFO } from '../files/image-format.js';
+import { chooseVariantFormat, variantWidths } from '../files/image-variants.js';
+import { multipartParts, receivePart } from '../files/multipart-parts.js';
+import { validateInput } from '../plan/validate-input.js';
+import type { FileField, ResourceType } from '../schema/model.js';
+
+export interface FileRoutesOptions {
+  readonly engine: Engine;
+  /** Sends the record as GET /<type>/<id> would, with its ETag. */
+  readonly sendRecord: (type: ResourceType, id: string, reply: FastifyReply) => Promise<void>;
+  /** The write's precondition from If-Match / If-Unmodified-Since, as for PUT and PATCH. */
+  readonly precondition: (type: ResourceType, id: string, request: FastifyRequest) => WritePrecondition | undefined;
+}
+
+/**
+ * Files over REST (registered only when the engine has a file store):
+ *
+ *   PUT    /<type>/<id>/<fileField>   multipart/form-data with a part `file` → 200, the record
+ *   DELETE /<type>/<id>/<fileField>   → 204; the file is deleted unless another record shares it
+ *   GET    /files/<key>               the original, as uploaded
+ *   GET    /files/<key>/<width>       the original resized to <width> px wide (format by Accept)
+ *
+ * plus `multipart/form-data` bodies on POST /<type> and PUT /<type>/<id>
+ * (see record-input.ts). File URLs are content addresses: they are served
+ * with `Cache-Control: public, max-age=31536000, immutable` and a strong ETag.
+ */
+export function registerFileRoutes(app: FastifyInstance, options: FileRoutesOptions): void {
+  const files = options.engine.files;
+  const widths = variantWidths(options.engine.model);
+  // No store, or a schema without file fields: nothing to upload or serve. (The
+  // server registers the multipart parser, @fastify/multipart, with the store.)
+  if (files === undefined || widths.length === 0) return;
+
+  for (const type of options.engine.model.types) {
+    for (const field of type.fields) {
+      if (field.kind !== 'file') continue;
+      const url = `/${type.path}/:id/${field.name}`;
+      app.put(url, (request, reply) => putFile(options, type, field, request, reply));
+      app.delete(url, (request, reply) => deleteFile(options, type, field, request, reply));
+      methodNotAllowed(app, url, ['PUT', 'DELETE']);
+    }
+  }
+
+  for (const method of ['GET', 'HEAD'] as const) {
+    // HEAD is its own route so that it never opens (or reads) the file.
+    app.route({ method, url: '/files/:key', exposeHeadRoute: false, handler: (request, reply) => sendOriginal(files, request, reply) });
+    app.route({ method, url: '/files/:key/:width', exposeHeadRoute: false, handler: (request, reply) => sendVariant(files, widths, request, reply) });
+  }
+  methodNotAllowed(app, '/files/:key', ['GET', 'HEAD']);
+  methodNotAllowed(app, '/files/:key/:width', ['GET', 'HEAD']);
+}
+
+async function putFile(options: FileRoutesOptions, type: ResourceType, field: FileField, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const { engine } = options;
+  const id = (request.params as { id: string }).id;
+  if (!request.isMultipart()) {
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', {
+      detail: `Send the file as multipart/form-data, in a part named "file"`,
+      extensions: { accept: ['multipart/form-data'] },
+    });
+  }
+  await engine.withUploads(async (receive) => {
+    let value: unknown;
+    for await (const part of multipartParts<Multipart>(request.parts())) {
+      if (part.type !== 'file' || part.fieldname !== 'file' || value !== undefined) {
+        throw new ApiError('BAD_REQUEST', { detail: `Send exactly one part, a file named "file" (got ${part.type === 'file' ? 'a file' : 'a text part'} named "${part.fieldname}")` });
+      }
+      value = await receivePart(receive, part.file);
+    }
+    if (value === undefined) throw new ApiError('FILE_MISSING', { detail: 'The form has no part named "file"' });
+    const values = validateInput(engine.model, type, { [field.name]: value }, 'patch');
+    await engine.write({ kind: 'update', type: type.name, id, values, replace: false }, options.precondition(type, id, request));
+  });
+  await options.sendRecord(type, id, reply);
+}
+
+async function deleteFile(options: FileRoutesOptions, type: ResourceType, field: FileField, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const { engine } = options;
+  const id = (request.params as { id: string }).id;
+  const values = validateInput(engine.model, type, { [field.name]: null }, 'patch');
+  await engine.write({ kind: 'update', type: type.name, id, values, replace: false }, options.precondition(type, id, request));
+  reply.code(204).send();
+}
+
+// These return the reply: an async handler must, when the body is a stream Fastify sends after it returns.
+async function sendOriginal(files: FileService, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const { key } = request.params as { key: string };
+  const parsed = parseFileKey(key);
+  const file = parsed === undefined ? undefined : await files.open(key);
+  if (parsed === undefined || file === undefined) throw fileNotFound(key);
+  // The key is the sha256 of the bytes: the strongest validator there is.
+  const etag = `"${parsed.sha256}"`;
+  fileHeaders(reply, etag, FORMAT_INFO[parsed.format].mediaType);
+  if (ifNoneMatchMatches(header(request, 'if-none-match'), etag)) return reply.code(304).send();
+  reply.header('content-length', String(file.size));
+  return request.method === 'HEAD' ? reply.send() : reply.send(file.stream());
+}
+
+async function sendVariant(files: FileService, widths: readonly number[], request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const { key, width: text } = request.params as { key: string; width: string };
+  const parsed = parseFileKey(key);
+  const width = /^[1-9][0-9]{0,4}$/.test(text) ? Number(text) : undefined;
+  if (width === undefined || !widths.includes(width)) {
+    throw new ApiError('NOT_FOUND', {
+      detail: `No variant ${text} of ${key}: widths are ${widths.join(', ')} (the URLs in records are always one of them)`,
+      extensions: { sizes: widths },
+    });
+  }
+  const format = parsed === undefined ? undefined : chooseVariantFormat(header(request, 'accept'), parsed.format, width);
+  const variant = parsed === undefined || format === undefined ? undefined : await files.variant(key, width, format);
+  if (variant === undefined) throw fileNotFound(key);
+  fileHeaders(reply, variant.etag, FORMAT_INFO[variant.format].mediaType);
+  // The format depends on Accept: shared caches must key on it (RFC 9110 §12.5.5).
+  reply.header('vary', 'Accept');
+  if (ifNoneMatchMatches(header(request, 'if-none-match'), variant.etag)) return reply.code(304).send();
+  reply.header('content-length', String(variant.data.length));
+  return request.method === 'HEAD' ? reply.send() : reply.send(variant.data);
+}
+
+function fileHeaders(reply: FastifyReply, etag: string, mediaType: string): void {
+  reply
+    .header('etag', etag)
+    .header('cache-control', IMMUTABLE)
+    .header('content-type', mediaType)
+    // The type is ours (from the content, not the uploader): browsers must not second-guess it.
+    .header('x-content-type-options', 'nosniff');
+}
+
+function fileNotFound(key: string): ApiError {
+  return new ApiError('NOT_FOUND', { detail: `No stored file ${JSON.stringify(key.slice(0, 100))}` });
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function methodNotAllowed(app: FastifyInstance, url: string, allowed: readonly string[]): void {
+  const others = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const).filter((method) => !allowed.includes(method));
+  app.route({
+    method: others,
+    url,
+    handler: () => {
+      throw new ApiError('METHOD_NOT_ALLOWED', { detail: `Allowed here: ${allowed.join(', ')}`, extensions: { allow: allowed } });
+    },
+  });
+}
