@@ -1,4 +1,5 @@
 import { ApiError } from '../errors/api-error.js';
+import { LruCache } from '../util/lru-cache.js';
 import type { ListResult, ReadPlan } from '../plan/read-plan.js';
 import type { Model } from '../schema/model.js';
 import { compileRead, type CompiledRead } from '../storage/compile/compile-read.js';
@@ -19,7 +20,7 @@ const CACHE_LIMIT = 2000;
  * plan's params, run the one statement, stitch the root rows.
  */
 export class ReadExecutor {
-  private readonly compiled = new Map<string, CompiledRead>();
+  private readonly compiled = new LruCache<string, CompiledRead>(CACHE_LIMIT);
   /** Front-ends that reuse a plan's root object (plan templates) skip even the shape key. */
   private readonly byRoot = new WeakMap<ReadPlan['root'], CompiledRead>();
 
@@ -40,17 +41,8 @@ export class ReadExecutor {
   private compileShape(plan: ReadPlan): CompiledRead {
     const shape = JSON.stringify(plan.root);
     const hit = this.compiled.get(shape);
-    if (hit !== undefined) {
-      // Re-insert to keep recently used shapes at the end (LRU).
-      this.compiled.delete(shape);
-      this.compiled.set(shape, hit);
-      return hit;
-    }
+    if (hit !== undefined) return hit;
     const compiled = compileRead(this.model, this.db.sql, plan);
-    if (this.compiled.size >= CACHE_LIMIT) {
-      const oldest = this.compiled.keys().next().value;
-      if (oldest !== undefined) this.compiled.delete(oldest);
-    }
     this.compiled.set(shape, compiled);
     return compiled;
   }

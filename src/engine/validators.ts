@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { LruCache } from '../util/lru-cache.js';
 
 /**
  * Strong validators (RFC 9110 §8.8.3) for both front-ends.
@@ -20,7 +21,7 @@ export function strongEtag(body: string): string {
 const LIMIT = 10_000;
 
 export class ValidatorCache {
-  private readonly entries = new Map<string, { readonly version: string; readonly etag: string }>();
+  private readonly entries = new LruCache<string, { readonly version: string; readonly etag: string }>(LIMIT);
 
   /** The ETag issued for `key` at clock `version`, if the clocks have not moved since. */
   get(key: string, version: string): string | undefined {
@@ -29,10 +30,6 @@ export class ValidatorCache {
   }
 
   set(key: string, version: string, etag: string): void {
-    if (this.entries.size >= LIMIT && !this.entries.has(key)) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
-    }
     this.entries.set(key, { version, etag });
   }
 }

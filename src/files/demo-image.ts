@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { loadSharp } from './load-sharp.js';
 
 /**
  * A deterministic demo picture for seeded records: a symmetric 5 × 5 pattern
@@ -23,6 +23,7 @@ export async function renderDemoImage(seed: number, width: number, height: numbe
   const left = Math.floor((width - side) / 2);
   const top = Math.floor((height - side) / 2);
   const background = { r: paper[0], g: paper[1], b: paper[2] };
+  const sharp = await loadSharp();
   return sharp(cells, { raw: { width: 5, height: 5, channels: 3 } })
     .resize(side, side, { kernel: 'nearest' })
     .extend({ top, bottom: height - side - top, left, right: width - side - left, background })

@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { loadSharp } from './load-sharp.js';
 import type { Model } from '../schema/model.js';
 import type { ImageFormat } from './image-format.js';
 
@@ -65,6 +65,7 @@ function acceptedImageQualities(accept: string | undefined): Map<string, number>
 
 /** Decodes `original` (at most `maxPixels`), resizes it to `width` pixels wide and encodes it as `format`. */
 export async function renderVariant(original: Buffer, width: number, format: ImageFormat, maxPixels: number): Promise<Buffer> {
+  const sharp = await loadSharp();
   const pipeline = sharp(original, { limitInputPixels: maxPixels, failOn: 'error' })
     .autoOrient()
     .resize({ width, withoutEnlargement: false });

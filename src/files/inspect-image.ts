@@ -1,4 +1,5 @@
-import sharp, { type Metadata } from 'sharp';
+import type { Metadata } from 'sharp';
+import { loadSharp } from './load-sharp.js';
 import { ApiError } from '../errors/api-error.js';
 import { sniffImageFormat, type ImageFormat } from './image-format.js';
 
@@ -25,6 +26,7 @@ export interface ImageInfo {
 export async function inspectImage(path: string, head: Buffer, maxPixels: number): Promise<ImageInfo> {
   if (head.length === 0) throw new ApiError('FILE_CORRUPT', { detail: 'The file is empty' });
   const format = sniffImageFormat(head);
+  const sharp = await loadSharp();
   let metadata: Metadata;
   try {
     // No pixel limit here: this reads the header only, and the limit is checked just below with a clear error.

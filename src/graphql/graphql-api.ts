@@ -66,7 +66,7 @@ export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOpti
           });
         }
         if (media === HTML_MEDIA) {
-          return reply.code(200).header('content-type', 'text/html; charset=utf-8').header('vary', 'Accept').send(graphiql());
+          return reply.code(200).header('content-type', 'text/html; charset=utf-8').header('vary', 'Accept').send(await graphiql());
         }
         if (method === 'POST' && header(request, 'content-type') === undefined) {
           throw new ApiError('UNSUPPORTED_MEDIA_TYPE', { detail: 'Send the request as application/json' });

@@ -12,25 +12,9 @@ export function bindParams(template: ReadPlan, values: ReadonlyMap<number, unkno
   return { kind: 'read', root: template.root, params };
 }
 
-/** A small LRU of templates by a front-end's key (its route and query text). */
-export class PlanTemplates {
-  private readonly entries = new Map<string, ReadPlan>();
-
-  constructor(private readonly limit = 1000) {}
-
-  get(key: string, build: () => ReadPlan): ReadPlan {
-    const hit = this.entries.get(key);
-    if (hit !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-      return hit;
-    }
-    const plan = build();
-    if (this.entries.size >= this.limit) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
-    }
-    this.entries.set(key, plan);
-    return plan;
-  }
+/** The param slot holding the record id (`one`) or the parent id (sub-collections), if the plan has one. */
+export function idParam(plan: ReadPlan): number | undefined {
+  const { root } = plan;
+  if (root.kind === 'one') return root.id.param;
+  return root.parent?.id.param;
 }

@@ -4,14 +4,16 @@ import { cacheControlHeader } from '../engine/cache-policy.js';
 import { strongEtag } from '../engine/validators.js';
 import { ApiError } from '../errors/api-error.js';
 import { planReadList, planReadOne, type PlanLimits } from '../plan/build-read.js';
+import { bindParams, idParam } from '../plan/plan-template.js';
 import type { ReadPlan } from '../plan/read-plan.js';
+import { LruCache } from '../util/lru-cache.js';
 import type { InputMode } from '../plan/validate-input.js';
 import type { WritePlan } from '../plan/write-plan.js';
 import type { ManyToManyRelation, ResourceType } from '../schema/model.js';
 import { registerFileRoutes } from './file-routes.js';
 import { writeRecordBody } from './record-input.js';
 import { listLinks, renderList } from './render-list.js';
-import { parseQueryString, parseRestQuery } from './query-params.js';
+import { parseQueryString, parseRestQuery, type RestQuery } from './query-params.js';
 
 export interface RestApiOptions {
   readonly engine: Engine;
@@ -20,13 +22,24 @@ export interface RestApiOptions {
   readonly requireIfMatch: boolean;
 }
 
+/** What a route and its query text mean, worked out once: the plan (its id slot open) and the list arguments. */
+interface RequestTemplate {
+  readonly plan: ReadPlan;
+  readonly list: RestQuery['list'];
+}
+
+interface RestContext extends RestApiOptions {
+  readonly templates: LruCache<string, RequestTemplate>;
+}
+
 const JSON_TYPES = ['application/json', 'application/merge-patch+json'];
 
 /**
  * The resource style: every type at its own URL, every list relation a
  * sub-collection. Each handler is parse → plan → engine → render; no SQL.
  */
-export function registerRestApi(app: FastifyInstance, options: RestApiOptions): void {
+export function registerRestApi(app: FastifyInstance, restOptions: RestApiOptions): void {
+  const options: RestContext = { ...restOptions, templates: new LruCache(2000) };
   const { engine } = options;
   for (const type of engine.model.types) {
     const base = `/${type.path}`;
@@ -65,16 +78,37 @@ function params(request: FastifyRequest): Params {
   return request.params as Params;
 }
 
-function query(request: FastifyRequest): Record<string, unknown> {
-  const at = request.url.indexOf('?');
-  return at < 0 ? {} : parseQueryString(request.url.slice(at + 1));
+/**
+ * The plan for a request, from the template of its route and query text: the
+ * query is parsed and planned the first time; later requests only bind their
+ * id (the record's, or the parent's for a sub-collection).
+ */
+function planFor(options: RestContext, key: string, id: string | undefined, build: () => RequestTemplate): RequestTemplate {
+  let template = options.templates.get(key);
+  if (template === undefined) {
+    template = build();
+    options.templates.set(key, template);
+  }
+  const slot = idParam(template.plan);
+  if (slot === undefined || id === undefined) return template;
+  return { plan: bindParams(template.plan, new Map([[slot, id]])), list: template.list };
 }
 
-async function getOne(options: RestApiOptions, type: ResourceType, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+function search(request: FastifyRequest): string {
+  const at = request.url.indexOf('?');
+  return at < 0 ? '' : request.url.slice(at + 1);
+}
+
+function oneTemplate(options: RestContext, type: ResourceType, query: string): RequestTemplate {
+  const parsed = parseRestQuery(options.engine.model, type, query === '' ? {} : parseQueryString(query), false);
+  return { plan: planReadOne(options.engine.model, type.name, '', parsed.select, { limits: options.limits, fromText: true }), list: {} };
+}
+
+async function getOne(options: RestContext, type: ResourceType, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const { engine } = options;
   const id = params(request).id as string;
-  const parsed = parseRestQuery(engine.model, type, query(request), false);
-  const plan = planReadOne(engine.model, type.name, id, parsed.select, { limits: options.limits, fromText: true });
+  const query = search(request);
+  const { plan } = planFor(options, `one ${type.name} ${query}`, id, () => oneTemplate(options, type, query));
   const response = await engine.readCached({
     plans: [plan],
     key: `rest ${request.url}`,
@@ -89,21 +123,25 @@ async function getOne(options: RestApiOptions, type: ResourceType, request: Fast
 }
 
 async function getList(
-  options: RestApiOptions,
+  options: RestContext,
   type: ResourceType,
   request: FastifyRequest,
   reply: FastifyReply,
   relation: string | undefined,
 ): Promise<void> {
   const { engine } = options;
-  const raw = query(request);
-  const listType = relation === undefined ? type : (engine.model.typesByName.get((type.fieldsByName.get(relation) as ManyToManyRelation).target) as ResourceType);
-  const parsed = parseRestQuery(engine.model, listType, raw, true);
-  const plan = planReadList(engine.model, listType.name, parsed.list, parsed.select, {
-    limits: options.limits,
-    fromText: true,
-    totalCount: parsed.count,
-    parent: relation === undefined ? undefined : { type: type.name, field: relation, id: params(request).id as string },
+  const query = search(request);
+  const parentId = relation === undefined ? undefined : (params(request).id as string);
+  const { plan, list } = planFor(options, `list ${type.name} ${relation ?? ''} ${query}`, parentId, () => {
+    const listType = relation === undefined ? type : (engine.model.typesByName.get((type.fieldsByName.get(relation) as ManyToManyRelation).target) as ResourceType);
+    const parsed = parseRestQuery(engine.model, listType, query === '' ? {} : parseQueryString(query), true);
+    const template = planReadList(engine.model, listType.name, parsed.list, parsed.select, {
+      limits: options.limits,
+      fromText: true,
+      totalCount: parsed.count,
+      parent: relation === undefined ? undefined : { type: type.name, field: relation, id: '' },
+    });
+    return { plan: template, list: parsed.list };
   });
   let page: ReadResult | undefined;
   const response = await engine.readCached({
@@ -114,17 +152,17 @@ async function getList(
     render: ([result]) => {
       if (result?.kind !== 'list') throw new Error('list plan gave a non-list result');
       page = result;
-      return renderList(plan, result, parsed.list);
+      return renderList(plan, result, list);
     },
   });
   if (response.status === 200 && page?.kind === 'list') {
-    const links = listLinks(request.url, plan, page, parsed.list);
+    const links = listLinks(request.url, plan, page, list);
     if (links !== undefined) reply.header('link', links);
   }
   send(reply, response);
 }
 
-async function create(options: RestApiOptions, type: ResourceType, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function create(options: RestContext, type: ResourceType, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const { engine } = options;
   // JSON, or multipart/form-data with file parts (record-input.ts).
   const result = await writeRecordBody(engine, type, request, 'create', () => jsonBody(request), (values) =>
@@ -133,7 +171,7 @@ async function create(options: RestApiOptions, type: ResourceType, request: Fast
   await sendRecord(options, type, result.id, reply.code(201).header('location', `/${type.path}/${result.id}`));
 }
 
-async function update(options: RestApiOptions, type: ResourceType, request: FastifyRequest, reply: FastifyReply, mode: InputMode): Promise<void> {
+async function update(options: RestContext, type: ResourceType, request: FastifyRequest, reply: FastifyReply, mode: InputMode): Promise<void> {
   const { engine } = options;
   const id = params(request).id as string;
   await writeRecordBody(engine, type, request, mode, () => jsonBody(request), (values) => {
@@ -143,7 +181,7 @@ async function update(options: RestApiOptions, type: ResourceType, request: Fast
   await sendRecord(options, type, id, reply);
 }
 
-async function remove(options: RestApiOptions, type: ResourceType, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function remove(options: RestContext, type: ResourceType, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const id = params(request).id as string;
   await options.engine.write({ kind: 'delete', type: type.name, id }, precondition(options, type, id, request));
   reply.code(204).send();
@@ -163,23 +201,22 @@ async function link(
 }
 
 /** The record's full representation, as GET /<type>/<id> would send it, with its ETag. */
-async function sendRecord(options: RestApiOptions, type: ResourceType, id: string, reply: FastifyReply): Promise<void> {
+async function sendRecord(options: RestContext, type: ResourceType, id: string, reply: FastifyReply): Promise<void> {
   const result = await options.engine.read(canonicalPlan(options, type, id));
   const body = renderCanonical(result);
   if (body === undefined) throw notFound(type, id);
   reply.header('etag', strongEtag(body)).type('application/json').send(body);
 }
 
-function canonicalPlan(options: RestApiOptions, type: ResourceType, id: string): ReadPlan {
-  const { select } = parseRestQuery(options.engine.model, type, {}, false);
-  return planReadOne(options.engine.model, type.name, id, select, { limits: options.limits, fromText: true });
+function canonicalPlan(options: RestContext, type: ResourceType, id: string): ReadPlan {
+  return planFor(options, `one ${type.name} `, id, () => oneTemplate(options, type, '')).plan;
 }
 
 function renderCanonical(result: ReadResult): string | undefined {
   return result.kind === 'one' && result.json !== null ? result.json : undefined;
 }
 
-function precondition(options: RestApiOptions, type: ResourceType, id: string, request: FastifyRequest): WritePrecondition | undefined {
+function precondition(options: RestContext, type: ResourceType, id: string, request: FastifyRequest): WritePrecondition | undefined {
   const ifMatch = header(request, 'if-match');
   const ifUnmodifiedSince = header(request, 'if-unmodified-since');
   // RFC 9110 §13.1.4: If-Unmodified-Since is ignored when If-Match is present.

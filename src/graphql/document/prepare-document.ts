@@ -1,6 +1,6 @@
 import { GraphQLError, parse, specifiedRules, validate, ValuesOfCorrectTypeRule, type DocumentNode } from 'graphql';
 import type { GraphqlLimits } from '../graphql-options.js';
-import { LruCache } from '../lru-cache.js';
+import { LruCache } from '../../util/lru-cache.js';
 import type { GeneratedSchema } from '../schema/roles.js';
 import { checkLimits, tooComplex } from './check-limits.js';
 import { classifiedValuesRule, withCode } from './input-error-code.js';

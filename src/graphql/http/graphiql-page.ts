@@ -1,15 +1,20 @@
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { isListRelation, type Model } from '../../schema/model.js';
 
 /**
  * GraphiQL as one self-contained HTML page (scripts and styles inline, no
  * CDN), rendered on first use and then reused. It opens on a query that
  * works against the served schema, so the first click shows data.
+ *
+ * The renderer's module holds GraphiQL's whole bundle as strings (~45 MiB of
+ * memory once loaded), so it is imported on the first browser visit, not at
+ * start-up.
  */
-export function graphiqlPage(endpoint: string, model: Model): () => string {
-  let html: string | undefined;
+export function graphiqlPage(endpoint: string, model: Model): () => Promise<string> {
+  let html: Promise<string> | undefined;
   return () => {
-    html ??= renderGraphiQL({ endpoint, title: 'Diglot GraphiQL', defaultEditorToolsVisibility: true, defaultQuery: exampleQuery(model) });
+    html ??= import('@graphql-yoga/render-graphiql').then(({ renderGraphiQL }) =>
+      renderGraphiQL({ endpoint, title: 'Diglot GraphiQL', defaultEditorToolsVisibility: true, defaultQuery: exampleQuery(model) }),
+    );
     return html;
   };
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ApiError } from '../../errors/api-error.js';
-import { LruCache } from '../lru-cache.js';
+import { LruCache } from '../../util/lru-cache.js';
 import type { GraphqlParams } from './graphql-params.js';
 
 /**
