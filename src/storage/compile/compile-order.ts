@@ -3,23 +3,43 @@ import type { Cursor, OrderKey } from '../../plan/read-plan.js';
 import { columnOf } from './compile-filter.js';
 import type { SqlContext } from './sql-context.js';
 
+/** An order key's SQL expression, and whether it can be NULL (which changes how it sorts and compares). */
+export interface OrderColumn {
+  readonly expr: string;
+  readonly nullable: boolean;
+}
+
 /**
  * NULL sorts as the largest value in both directions (PostgreSQL's default,
- * spelled out so SQLite agrees), which keyset conditions below rely on.
+ * spelled out so SQLite agrees), which keyset conditions below rely on. The
+ * NULLS clause is written only for columns that can hold NULL: on a NOT NULL
+ * column it changes nothing but would keep SQLite from walking an index in
+ * order (its indexes keep NULLs first), turning a 20-row page into a sort of
+ * the whole table.
  */
-export function compileOrderBy(columns: readonly string[], order: readonly OrderKey[], reverse: boolean): string {
+export function compileOrderBy(columns: readonly OrderColumn[], order: readonly OrderKey[], reverse: boolean): string {
   return columns
     .map((column, i) => {
       const key = order[i];
       if (key === undefined) throw new Error('order key/column mismatch');
       const ascending = (key.direction === 'asc') !== reverse;
-      return `${column} ${ascending ? 'ASC NULLS LAST' : 'DESC NULLS FIRST'}`;
+      if (!column.nullable) return `${column.expr} ${ascending ? 'ASC' : 'DESC'}`;
+      return `${column.expr} ${ascending ? 'ASC NULLS LAST' : 'DESC NULLS FIRST'}`;
     })
     .join(', ');
 }
 
-export function orderColumns(ctx: SqlContext, type: ResourceType, alias: string, order: readonly OrderKey[]): string[] {
-  return order.map((key) => columnOf(ctx, type, alias, key.field));
+export function orderColumns(ctx: SqlContext, type: ResourceType, alias: string, order: readonly OrderKey[]): OrderColumn[] {
+  return order.map((key) => {
+    const field = ctx.field(type, key.field);
+    const nullable = field.kind === 'scalar' || field.kind === 'toOne' || field.kind === 'file' ? field.nullable : true;
+    return { expr: columnOf(ctx, type, alias, key.field), nullable };
+  });
+}
+
+/** The same keys read from a derived table's `o0, o1, …` columns. */
+export function derivedOrderColumns(alias: string, columns: readonly OrderColumn[]): OrderColumn[] {
+  return columns.map((column, i) => ({ expr: `${alias}.o${i}`, nullable: column.nullable }));
 }
 
 /**
@@ -29,7 +49,7 @@ export function orderColumns(ctx: SqlContext, type: ResourceType, alias: string,
  */
 export function compileKeyset(
   ctx: SqlContext,
-  columns: readonly string[],
+  columns: readonly OrderColumn[],
   order: readonly OrderKey[],
   cursor: Cursor,
   forward: boolean,
@@ -39,7 +59,7 @@ export function compileKeyset(
   for (let i = 0; i < order.length; i++) {
     const parts: string[] = [];
     for (let j = 0; j < i; j++) parts.push(equals(ctx, columns, cursor, j));
-    const beyond = beyondKey(ctx, columns[i] as string, order[i] as OrderKey, cursor, i, forward);
+    const beyond = beyondKey(ctx, columns[i] as OrderColumn, order[i] as OrderKey, cursor, i, forward);
     if (beyond === undefined) continue;
     parts.push(beyond);
     branches.push(parts.length === 1 ? (parts[0] as string) : `(${parts.join(' AND ')})`);
@@ -47,15 +67,15 @@ export function compileKeyset(
   return branches.length === 0 ? '1=0' : `(${branches.join(' OR ')})`;
 }
 
-function equals(ctx: SqlContext, columns: readonly string[], cursor: Cursor, i: number): string {
-  const column = columns[i] as string;
+function equals(ctx: SqlContext, columns: readonly OrderColumn[], cursor: Cursor, i: number): string {
+  const column = (columns[i] as OrderColumn).expr;
   return cursor.nulls[i] ? `${column} IS NULL` : `${column} = ${ctx.param(cursor.values[i] as Cursor['values'][number])}`;
 }
 
 /** The condition "strictly past v in the travel direction", or undefined when nothing can be. */
 function beyondKey(
   ctx: SqlContext,
-  column: string,
+  { expr: column, nullable }: OrderColumn,
   key: OrderKey,
   cursor: Cursor,
   i: number,
@@ -66,7 +86,9 @@ function beyondKey(
   const isNull = cursor.nulls[i] === true;
   if (upward) {
     if (isNull) return undefined;
-    return `(${column} > ${ctx.param(cursor.values[i] as Cursor['values'][number])} OR ${column} IS NULL)`;
+    const value = ctx.param(cursor.values[i] as Cursor['values'][number]);
+    // A bare comparison on a NOT NULL column lets the database seek its index.
+    return nullable ? `(${column} > ${value} OR ${column} IS NULL)` : `${column} > ${value}`;
   }
   if (isNull) return `${column} IS NOT NULL`;
   return `${column} < ${ctx.param(cursor.values[i] as Cursor['values'][number])}`;

@@ -64,9 +64,10 @@ export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPla
   // One row of facts LEFT JOINed to the page, so the facts arrive even when the page is empty.
   const rows = compilePageRows(ctx, listSource(ctx, type, root), root.node, { extraRow: true, asText: false });
   const derived = ctx.alias();
-  const keys = Array.from({ length: keyCount }, (_, i) => `${derived}.o${i}`);
+  // After the LEFT JOIN every key may be NULL (the empty page's one row).
+  const keys = Array.from({ length: keyCount }, (_, i) => ({ expr: `${derived}.o${i}`, nullable: true }));
   const sql =
-    `SELECT ${hooks.jsonText(`${derived}.j`)} AS j, ${keys.join(', ')}, m.* ` +
+    `SELECT ${hooks.jsonText(`${derived}.j`)} AS j, ${keys.map((key) => key.expr).join(', ')}, m.* ` +
     `FROM (SELECT ${facts.join(', ')}) m LEFT JOIN (${rows}) ${derived} ON 1=1 ` +
     `ORDER BY ${compileOrderBy(keys, root.node.order, reversed)}`;
   return finish(ctx, sql, 'list', keyCount, meta, reversed);

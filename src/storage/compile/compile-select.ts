@@ -2,7 +2,7 @@ import type { ManyToManyRelation, ResourceType, ScalarField, ToManyRelation } fr
 import { orderSignature } from '../../plan/cursor.js';
 import type { ListNode, OrderKey, ReadNode, Selection } from '../../plan/read-plan.js';
 import { columnOf, compileFilter } from './compile-filter.js';
-import { compileKeyset, compileOrderBy, orderColumns } from './compile-order.js';
+import { compileKeyset, compileOrderBy, derivedOrderColumns, orderColumns } from './compile-order.js';
 import { sqlString, type SqlContext } from './sql-context.js';
 
 /**
@@ -126,7 +126,7 @@ export function compilePageRows(
   const { page } = node;
   if (page.after !== undefined) where.push(compileKeyset(ctx, columns, node.order, page.after, true));
   if (page.before !== undefined) where.push(compileKeyset(ctx, columns, node.order, page.before, false));
-  const keys = columns.map((column, i) => `${column} AS o${i}`).join(', ');
+  const keys = columns.map((column, i) => `${column.expr} AS o${i}`).join(', ');
   const limit = options.extraRow ? `${ctx.param(page.limit)} + 1` : ctx.param(page.limit);
   return (
     `SELECT ${options.asText ? ctx.sql.jsonText(object) : object} AS j, ${keys} FROM ${source.from}` +
@@ -139,7 +139,7 @@ function compileNestedList(ctx: SqlContext, type: ResourceType, alias: string, f
   const source = relationSource(ctx, type, alias, fieldName);
   const rows = compilePageRows(ctx, source, node, { extraRow: false, asText: false });
   const derived = ctx.alias();
-  const keyColumns = node.order.map((_, i) => `${derived}.o${i}`);
+  const keyColumns = derivedOrderColumns(derived, orderColumns(ctx, source.target, source.alias, node.order));
   const aggregate = ctx.sql.jsonArrayAgg(ctx.sql.embedJson(`${derived}.j`), compileOrderBy(keyColumns, node.order, false));
   return ctx.sql.embedJson(`(SELECT ${aggregate} FROM (${rows}) ${derived})`);
 }
