@@ -1,0 +1,148 @@
+// The benchmark's data set, made by Diglot's own deterministic seeder (the
+// same values on every machine) and given to each peer in its own form:
+//
+// - SQLite: seeded once, then one copy of the file per SQLite server process
+//   (so no two processes share a lock or a WAL);
+// - PostgreSQL: a dedicated database (`diglot_bench` by default), created at
+//   the start and dropped at the end, analysed after loading;
+// - json-server: a db.json exported from the SQLite copy, each record in the
+//   shape Diglot's REST answers with.
+
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { postFromSqlite, userFromSqlite } from '../servers/hand-data.mjs';
+
+/** `diglot seed --scale 10`: 10,000 users, 100,000 posts (skewed), 200,000 follows (and 2,000 products, 20,000 orders, 60,000 order items no workload reads). */
+export const SCALE = 10;
+
+/**
+ * Seeds through Diglot's own command line, so the data (and any files it
+ * makes, such as demo profile pictures) lands where `diglot serve`, started
+ * from the same directory, finds it. Returns the rows written per table.
+ */
+function seedInto({ root, schemaFile, dataDir }, target) {
+  const result = spawnSync(process.execPath, [join(root, 'dist/cli/main.js'), 'seed', '--schema', schemaFile, '--db', target, '--scale', String(SCALE)], {
+    cwd: dataDir,
+    env: { ...process.env, LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (result.status !== 0) throw new Error(`diglot seed --db ${target} failed:\n${result.stderr.slice(-2000)}`);
+  const summary = /seeded ((?:\d+ \w+(?:, )?)+) in /.exec(result.stderr)?.[1] ?? '';
+  return Object.fromEntries(summary.split(', ').filter(Boolean).map((part) => [part.slice(part.indexOf(' ') + 1), Number(part.slice(0, part.indexOf(' ')))]));
+}
+
+export function adminUrl(pgUrl) {
+  const url = new URL(pgUrl);
+  url.pathname = '/postgres';
+  return url.href;
+}
+
+export function databaseName(pgUrl) {
+  return decodeURIComponent(new URL(pgUrl).pathname.slice(1));
+}
+
+/** True when PostgreSQL answers at that server. */
+export async function pgAvailable(pgUrl) {
+  const client = new pg.Client({ connectionString: adminUrl(pgUrl), connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+export async function dropPgDatabase(pgUrl) {
+  const client = new pg.Client({ connectionString: adminUrl(pgUrl), connectionTimeoutMillis: 5000 });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${databaseName(pgUrl)}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Builds everything under `dataDir`. Returns the file paths and URL each
+ * peer is started with, and the rows written per table.
+ */
+export async function buildDataset({ root, dataDir, pgUrl, log, jsonServer = true }) {
+  const schemaFile = join(root, 'examples/social/schema.graphql');
+  const where = { root, schemaFile, dataDir };
+
+  rmSync(dataDir, { recursive: true, force: true });
+  mkdirSync(join(dataDir, 'files'), { recursive: true });
+  // json-server serves ./public and insists that it exists.
+  mkdirSync(join(dataDir, 'public'), { recursive: true });
+
+  let started = performance.now();
+  const copies = { diglot: join(dataDir, 'diglot.db') };
+  const rows = seedInto(where, copies.diglot);
+  log(`  SQLite: seeded ${describeRows(rows)} in ${seconds(started)}`);
+  // Seeding closed the database cleanly (WAL checkpointed): the file alone is the data set.
+  for (const name of ['fastify', 'mercurius']) {
+    copies[name] = join(dataDir, `${name}.db`);
+    copyFileSync(copies.diglot, copies[name]);
+  }
+
+  const dbJson = join(dataDir, 'db.json');
+  if (jsonServer) {
+    started = performance.now();
+    exportDbJson(copies.diglot, dbJson);
+    log(`  json-server: wrote db.json (users and posts) in ${seconds(started)}`);
+  }
+
+  if (pgUrl !== undefined) {
+    started = performance.now();
+    await dropPgDatabase(pgUrl);
+    const admin = new pg.Client({ connectionString: adminUrl(pgUrl) });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE "${databaseName(pgUrl)}"`);
+    } finally {
+      await admin.end();
+    }
+    seedInto(where, pgUrl);
+    const client = new pg.Client({ connectionString: pgUrl });
+    await client.connect();
+    try {
+      // Plans as a running server would have them once autovacuum has been by.
+      await client.query('VACUUM ANALYZE');
+    } finally {
+      await client.end();
+    }
+    log(`  PostgreSQL: created ${databaseName(pgUrl)}, seeded and analysed in ${seconds(started)}`);
+  }
+
+  return { schemaFile, sqlite: copies, pgUrl, dbJson, filesDir: join(dataDir, 'files'), rows };
+}
+
+/** db.json for json-server: users and posts as Diglot's REST renders them (follows are not used by its workloads). */
+function exportDbJson(sqliteFile, target) {
+  const db = new Database(sqliteFile, { readonly: true });
+  try {
+    const users = db.prepare('SELECT * FROM users ORDER BY CAST(id AS INTEGER)').all().map(userFromSqlite);
+    const posts = db.prepare('SELECT * FROM posts ORDER BY CAST(id AS INTEGER)').all().map(postFromSqlite);
+    writeFileSync(target, JSON.stringify({ users, posts }));
+  } finally {
+    db.close();
+  }
+}
+
+function describeRows(rows) {
+  return Object.entries(rows)
+    .map(([table, count]) => `${count.toLocaleString('en')} ${table}`)
+    .join(', ');
+}
+
+function seconds(since) {
+  return `${((performance.now() - since) / 1000).toFixed(1)}s`;
+}

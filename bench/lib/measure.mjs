@@ -1,0 +1,87 @@
+// One measured run: autocannon against one peer for a fixed time at a fixed
+// concurrency, with the server's CPU (and its PostgreSQL backends' CPU), its
+// peak RSS during the run and the SQL statements it sent.
+
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { cpuSeconds, memory, resetPeak } from './proc-stats.mjs';
+
+/** CPU of the PostgreSQL backends serving one database, read from /proc by their pids. */
+export class PgBackends {
+  #client;
+  #database;
+
+  constructor(adminUrl, database) {
+    this.#client = new pg.Client({ connectionString: adminUrl, application_name: 'diglot-bench-monitor' });
+    this.#database = database;
+  }
+
+  async open() {
+    await this.#client.connect();
+  }
+
+  async close() {
+    await this.#client.end().catch(() => undefined);
+  }
+
+  /** pid → CPU seconds of every backend connected to the database. */
+  async snapshot() {
+    const { rows } = await this.#client.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [this.#database]);
+    const out = new Map();
+    for (const { pid } of rows) {
+      const seconds = cpuSeconds(pid);
+      if (seconds !== undefined) out.set(pid, seconds);
+    }
+    return out;
+  }
+}
+
+/** CPU spent between two snapshots; a backend born during the run counts from zero. */
+function backendCpu(before, after) {
+  let total = 0;
+  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
+  return total;
+}
+
+export async function loadOnce({ origin, requests, seconds, connections }) {
+  return autocannon({ url: origin, requests, duration: seconds, connections, pipelining: 1, timeout: 10 });
+}
+
+/**
+ * Runs the load and returns what the report needs. `perOp` requests make one
+ * operation (3 for the hand-written W9); rates are per operation.
+ */
+export async function measure({ server, peer, spec, seconds, connections, backends }) {
+  resetPeak(server.pid);
+  const pg0 = peer.db === 'pg' && backends !== undefined ? await backends.snapshot() : undefined;
+  const statements0 = await server.statements();
+  const cpu0 = cpuSeconds(server.pid);
+  const result = await loadOnce({ origin: server.origin, requests: spec.requests, seconds, connections });
+  const cpu1 = cpuSeconds(server.pid);
+  const statements1 = await server.statements();
+  const pg1 = pg0 === undefined ? undefined : await backends.snapshot();
+  const { peakMiB, rssMiB } = memory(server.pid);
+
+  const perOp = spec.perOp ?? 1;
+  const expect = spec.expect ?? 200;
+  const responses = result.requests.total;
+  const expected = result.statusCodeStats?.[String(expect)]?.count ?? 0;
+  const ops = responses / perOp;
+  const serverCpu = cpu1 === undefined || cpu0 === undefined ? NaN : cpu1 - cpu0;
+  const dbCpu = pg0 === undefined ? 0 : backendCpu(pg0, pg1);
+  return {
+    opsPerSecond: ops / result.duration,
+    requestsPerSecond: responses / result.duration,
+    opsPerCpuSecond: ops / (serverCpu + dbCpu),
+    serverCpu,
+    dbCpu,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    peakMiB,
+    rssMiB,
+    statementsPerOp: statements0 === undefined || statements1 === undefined || ops === 0 ? null : (statements1 - statements0) / ops,
+    responses,
+    unexpected: responses - expected + result.errors + result.timeouts,
+    duration: result.duration,
+  };
+}

@@ -1,0 +1,62 @@
+// The peers: each one a separate server process on 127.0.0.1, started by the
+// runner with the project's Node. `db` says where its data lives, which
+// decides whose CPU is counted as the database's (PostgreSQL backends) and
+// which yardstick a Diglot figure is compared with.
+
+import { join } from 'node:path';
+
+export const PEERS = [
+  { name: 'node-http', label: 'node:http, fixed body (ceiling)', db: 'none' },
+  { name: 'fastify-fixed', label: 'Fastify, fixed body (the framework alone)', db: 'none' },
+  { name: 'diglot-sqlite', label: 'Diglot, SQLite', db: 'sqlite', diglot: true },
+  { name: 'diglot-pg', label: 'Diglot, PostgreSQL', db: 'pg', diglot: true },
+  { name: 'fastify-sqlite', label: 'Fastify + better-sqlite3 (hand-written REST)', db: 'sqlite' },
+  { name: 'fastify-pg', label: 'Fastify + pg (hand-written REST)', db: 'pg' },
+  { name: 'mercurius-sqlite', label: 'Fastify + mercurius + better-sqlite3 (hand-written GraphQL)', db: 'sqlite' },
+  { name: 'mercurius-pg', label: 'Fastify + mercurius + pg (hand-written GraphQL)', db: 'pg' },
+  { name: 'postgraphile', label: 'PostGraphile 5, PostgreSQL', db: 'pg' },
+  { name: 'json-server', label: 'json-server 1 (beta), db.json', db: 'memory' },
+];
+
+export const peerByName = new Map(PEERS.map((peer) => [peer.name, peer]));
+
+/** How to start a peer: script, arguments, environment, working directory and a path that answers once it is up. */
+export function launchSpec(name, { root, benchDir, dataset, dataDir, port }) {
+  const server = (file) => join(benchDir, 'servers', file);
+  const diglot = (db) => ({
+    script: join(root, 'dist/cli/main.js'),
+    args: ['serve', '--schema', dataset.schemaFile, '--db', db, '--port', String(port), '--host', '127.0.0.1'],
+    env: { LOG_LEVEL: 'warn' },
+    cwd: dataDir,
+    readyPath: '/healthz',
+  });
+  switch (name) {
+    case 'node-http':
+      return { script: server('ceiling.mjs'), args: ['--port', String(port)] };
+    case 'fastify-fixed':
+      return { script: server('fastify-fixed.mjs'), args: ['--port', String(port)] };
+    case 'diglot-sqlite':
+      return diglot(dataset.sqlite.diglot);
+    case 'diglot-pg':
+      return diglot(dataset.pgUrl);
+    case 'fastify-sqlite':
+      return { script: server('hand-rest.mjs'), args: ['--port', String(port), '--db', dataset.sqlite.fastify, '--files', dataset.filesDir], readyPath: '/users/1' };
+    case 'fastify-pg':
+      return { script: server('hand-rest.mjs'), args: ['--port', String(port), '--db', dataset.pgUrl, '--files', dataset.filesDir], readyPath: '/users/1' };
+    case 'mercurius-sqlite':
+      return { script: server('hand-graphql.mjs'), args: ['--port', String(port), '--db', dataset.sqlite.mercurius], readyPath: '/graphql?query={__typename}' };
+    case 'mercurius-pg':
+      return { script: server('hand-graphql.mjs'), args: ['--port', String(port), '--db', dataset.pgUrl], readyPath: '/graphql?query={__typename}' };
+    case 'postgraphile':
+      return { script: server('postgraphile.mjs'), args: ['--port', String(port), '--db', dataset.pgUrl], readyPath: '/graphql' };
+    case 'json-server':
+      return {
+        script: join(benchDir, 'node_modules/json-server/lib/bin.js'),
+        args: [dataset.dbJson, '--port', String(port), '--host', '127.0.0.1'],
+        cwd: dataDir,
+        readyPath: '/users/1',
+      };
+    default:
+      throw new Error(`unknown peer ${name}`);
+  }
+}

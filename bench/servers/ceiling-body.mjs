@@ -1,0 +1,33 @@
+// The fixed body of the ceiling servers: a user record of the data set's size, serialized once.
+
+export const CEILING_BODY = Buffer.from(
+  JSON.stringify({
+    id: '42',
+    name: 'Grace Hopper',
+    email: 'grace.hopper42@example.com',
+    username: 'grace42',
+    profilePicture: null,
+    bio: 'Stream object field table thread engine query cache kernel index field record graph buffer thread stream index.',
+    pronouns: 'Kernel kernel image',
+    location: null,
+    website: 'https://example.com/grace42',
+    company: 'Globex',
+    jobTitle: 'Student',
+    phone: '+1-555-1042',
+    birthday: null,
+    timezone: null,
+    locale: 'nb-NO',
+    role: 'ADMIN',
+    isVerified: true,
+    isPrivate: false,
+    emailNotifications: false,
+    theme: 'SYSTEM',
+    interests: ['graphql', 'news'],
+    preferences: { seed: 42 },
+    suspendedReason: 'Index field cache',
+    lastSeenAt: '2026-09-21T03:21:17.164Z',
+    handle: 'grace42',
+    createdAt: '2025-06-20T11:22:16.103Z',
+    updatedAt: '2024-05-31T20:05:48.892Z',
+  }),
+);

@@ -1,0 +1,263 @@
+// The data access of the hand-written peers: what a competent developer
+// writes without a framework — parameterised, prepared statements (named
+// prepared statements on PostgreSQL), one query per question, rows mapped to
+// the API's camelCase shape in plain code. The same module serves better-sqlite3
+// (synchronous; values returned as is) and pg (promises), so the REST and
+// GraphQL peers ask both databases exactly the same questions.
+
+import { randomBytes } from 'node:crypto';
+
+/** The API shape of a user: the same fields, names and types Diglot's REST answers with. */
+export function userFromSqlite(r) {
+  return {
+    id: r.id,
+    name: r.name,
+    email: r.email,
+    username: r.username,
+    profilePicture: r.profile_picture === null ? null : `/files/${r.profile_picture}`,
+    bio: r.bio,
+    pronouns: r.pronouns,
+    location: r.location,
+    website: r.website,
+    company: r.company,
+    jobTitle: r.job_title,
+    phone: r.phone,
+    birthday: r.birthday,
+    timezone: r.timezone,
+    locale: r.locale,
+    role: r.role,
+    isVerified: r.is_verified === 1,
+    isPrivate: r.is_private === 1,
+    emailNotifications: r.email_notifications === 1,
+    theme: r.theme,
+    interests: r.interests === null ? null : JSON.parse(r.interests),
+    preferences: r.preferences === null ? null : JSON.parse(r.preferences),
+    suspendedReason: r.suspended_reason,
+    lastSeenAt: r.last_seen_at,
+    handle: r.handle,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export function postFromSqlite(r) {
+  return {
+    id: r.id,
+    title: r.title,
+    body: r.body,
+    author: r.author_id,
+    status: r.status,
+    publishedAt: r.published_at,
+    tags: r.tags === null ? null : JSON.parse(r.tags),
+    cover: r.cover === null ? null : `/files/${r.cover}`,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+const iso = (value) => (value === null ? null : value.toISOString());
+
+export function userFromPg(r) {
+  return {
+    id: r.id,
+    name: r.name,
+    email: r.email,
+    username: r.username,
+    profilePicture: r.profile_picture === null ? null : `/files/${r.profile_picture}`,
+    bio: r.bio,
+    pronouns: r.pronouns,
+    location: r.location,
+    website: r.website,
+    company: r.company,
+    jobTitle: r.job_title,
+    phone: r.phone,
+    birthday: iso(r.birthday),
+    timezone: r.timezone,
+    locale: r.locale,
+    role: r.role,
+    isVerified: r.is_verified,
+    isPrivate: r.is_private,
+    emailNotifications: r.email_notifications,
+    theme: r.theme,
+    interests: r.interests,
+    preferences: r.preferences,
+    suspendedReason: r.suspended_reason,
+    lastSeenAt: iso(r.last_seen_at),
+    handle: r.handle,
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+  };
+}
+
+export function postFromPg(r) {
+  return {
+    id: r.id,
+    title: r.title,
+    body: r.body,
+    author: r.author_id,
+    status: r.status,
+    publishedAt: iso(r.published_at),
+    tags: r.tags,
+    cover: r.cover === null ? null : `/files/${r.cover}`,
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+  };
+}
+
+/** A new record's id: time-ordered and unique, as an application would make one. */
+export function newId() {
+  return `${Date.now().toString(36).padStart(9, '0')}${randomBytes(8).toString('hex')}`;
+}
+
+const USER_INSERT_COLUMNS = ['name', 'email', 'username', 'bio', 'pronouns', 'location', 'website', 'company', 'job_title', 'phone'];
+const USER_INSERT_FIELDS = ['name', 'email', 'username', 'bio', 'pronouns', 'location', 'website', 'company', 'jobTitle', 'phone'];
+
+/**
+ * Grouping for the GraphQL loaders: one row list per parent id, in the
+ * order the parents were asked for.
+ */
+function groupBy(rows, key, parents, map) {
+  const groups = new Map(parents.map((id) => [id, []]));
+  for (const row of rows) groups.get(row[key])?.push(map(row));
+  return parents.map((id) => groups.get(id) ?? []);
+}
+
+/** better-sqlite3: prepared once, run synchronously. */
+export function sqliteData(db) {
+  const byId = db.prepare('SELECT * FROM users WHERE id = ?');
+  const firstPage = db.prepare('SELECT * FROM users ORDER BY id LIMIT ?');
+  const pageAfter = db.prepare('SELECT * FROM users WHERE id > ? ORDER BY id LIMIT ?');
+  const postsById = db.prepare('SELECT * FROM posts WHERE author_id = ? ORDER BY id LIMIT ?');
+  const postsNewest = db.prepare('SELECT * FROM posts WHERE author_id = ? ORDER BY created_at DESC, id DESC LIMIT ?');
+  const followers = db.prepare('SELECT u.* FROM users_followers f JOIN users u ON u.id = f.target_id WHERE f.source_id = ? ORDER BY u.id LIMIT ?');
+  const insertUser = db.prepare(
+    `INSERT INTO users (id, ${USER_INSERT_COLUMNS.join(', ')}) VALUES (?, ${USER_INSERT_COLUMNS.map(() => '?').join(', ')}) RETURNING *`,
+  );
+  return {
+    user: (id) => {
+      const row = byId.get(id);
+      return row === undefined ? undefined : userFromSqlite(row);
+    },
+    users: (limit, afterId) => (afterId === undefined ? firstPage.all(limit) : pageAfter.all(afterId, limit)).map(userFromSqlite),
+    postsOf: (id, limit, newest) => (newest ? postsNewest : postsById).all(id, limit).map(postFromSqlite),
+    followersOf: (id, limit) => followers.all(id, limit).map(userFromSqlite),
+    // Loaders: on SQLite a prepared statement per parent is cheaper than one
+    // window-function statement over all of them (no round trips to save, and
+    // each LIMIT stops early): measured 1.8 ms against 3.3 ms for W5's 50 users.
+    postsOfMany: (ids, limit, newest) => ids.map((id) => (newest ? postsNewest : postsById).all(id, limit).map(postFromSqlite)),
+    followersOfMany: (ids, limit) => ids.map((id) => followers.all(id, limit).map(userFromSqlite)),
+    createUser: (input) => userFromSqlite(insertUser.get(newId(), ...USER_INSERT_FIELDS.map((field) => input[field] ?? null))),
+  };
+}
+
+/** pg: named prepared statements on a pool. */
+export function pgData(pool) {
+  const q = async (name, text, values) => (await pool.query({ name, text, values })).rows;
+  const one = async (name, text, values) => (await q(name, text, values))[0];
+  return {
+    user: async (id) => {
+      const row = await one('user', 'SELECT * FROM users WHERE id = $1', [id]);
+      return row === undefined ? undefined : userFromPg(row);
+    },
+    users: async (limit, afterId) =>
+      (afterId === undefined
+        ? await q('users-first', 'SELECT * FROM users ORDER BY id LIMIT $1', [limit])
+        : await q('users-after', 'SELECT * FROM users WHERE id > $1 ORDER BY id LIMIT $2', [afterId, limit])
+      ).map(userFromPg),
+    postsOf: async (id, limit, newest) =>
+      (newest
+        ? await q('posts-newest', 'SELECT * FROM posts WHERE author_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2', [id, limit])
+        : await q('posts', 'SELECT * FROM posts WHERE author_id = $1 ORDER BY id LIMIT $2', [id, limit])
+      ).map(postFromPg),
+    followersOf: async (id, limit) =>
+      (await q('followers', 'SELECT u.* FROM users_followers f JOIN users u ON u.id = f.target_id WHERE f.source_id = $1 ORDER BY u.id LIMIT $2', [id, limit])).map(
+        userFromPg,
+      ),
+    postsOfMany: async (ids, limit, newest) =>
+      groupBy(
+        newest
+          ? await q(
+              'posts-newest-many',
+              'SELECT * FROM (SELECT p.*, row_number() OVER (PARTITION BY p.author_id ORDER BY p.created_at DESC, p.id DESC) AS rn FROM posts p WHERE p.author_id = ANY($1)) s WHERE rn <= $2 ORDER BY rn',
+              [ids, limit],
+            )
+          : await q(
+              'posts-many',
+              'SELECT * FROM (SELECT p.*, row_number() OVER (PARTITION BY p.author_id ORDER BY p.id) AS rn FROM posts p WHERE p.author_id = ANY($1)) s WHERE rn <= $2',
+              [ids, limit],
+            ),
+        'author_id',
+        ids,
+        postFromPg,
+      ),
+    followersOfMany: async (ids, limit) =>
+      groupBy(
+        await q(
+          'followers-many',
+          'SELECT * FROM (SELECT f.source_id AS owner_id, u.*, row_number() OVER (PARTITION BY f.source_id ORDER BY u.id) AS rn FROM users_followers f JOIN users u ON u.id = f.target_id WHERE f.source_id = ANY($1)) s WHERE rn <= $2',
+          [ids, limit],
+        ),
+        'owner_id',
+        ids,
+        userFromPg,
+      ),
+    createUser: async (input) =>
+      userFromPg(
+        await one(
+          'user-insert',
+          `INSERT INTO users (id, ${USER_INSERT_COLUMNS.join(', ')}) VALUES ($1, ${USER_INSERT_COLUMNS.map((_, i) => `$${i + 2}`).join(', ')}) RETURNING *`,
+          [newId(), ...USER_INSERT_FIELDS.map((field) => input[field] ?? null)],
+        ),
+      ),
+  };
+}
+
+/** The JSON schema of a user as the REST peers answer it (fast-json-stringify compiles it). */
+export const USER_SCHEMA = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    email: { type: 'string' },
+    username: { type: ['string', 'null'] },
+    profilePicture: { type: ['string', 'null'] },
+    bio: { type: ['string', 'null'] },
+    pronouns: { type: ['string', 'null'] },
+    location: { type: ['string', 'null'] },
+    website: { type: ['string', 'null'] },
+    company: { type: ['string', 'null'] },
+    jobTitle: { type: ['string', 'null'] },
+    phone: { type: ['string', 'null'] },
+    birthday: { type: ['string', 'null'] },
+    timezone: { type: ['string', 'null'] },
+    locale: { type: ['string', 'null'] },
+    role: { type: 'string' },
+    isVerified: { type: 'boolean' },
+    isPrivate: { type: 'boolean' },
+    emailNotifications: { type: 'boolean' },
+    theme: { type: 'string' },
+    interests: { type: ['array', 'null'], items: { type: 'string' } },
+    preferences: {},
+    suspendedReason: { type: ['string', 'null'] },
+    lastSeenAt: { type: ['string', 'null'] },
+    handle: { type: ['string', 'null'] },
+    createdAt: { type: 'string' },
+    updatedAt: { type: 'string' },
+  },
+};
+
+export const POST_SCHEMA = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    title: { type: 'string' },
+    body: { type: 'string' },
+    author: { type: 'string' },
+    status: { type: 'string' },
+    publishedAt: { type: ['string', 'null'] },
+    tags: { type: ['array', 'null'], items: { type: 'string' } },
+    cover: { type: ['string', 'null'] },
+    createdAt: { type: 'string' },
+    updatedAt: { type: 'string' },
+  },
+};
