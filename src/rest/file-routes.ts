@@ -10,6 +10,7 @@ import { chooseVariantFormat, variantWidths } from '../files/image-variants.js';
 import { multipartParts, receivePart } from '../files/multipart-parts.js';
 import { validateInput } from '../plan/validate-input.js';
 import type { FileField, ResourceType } from '../schema/model.js';
+import { header, methodNotAllowed } from './route-helpers.js';
 
 export interface FileRoutesOptions {
   readonly engine: Engine;
@@ -137,18 +138,4 @@ function fileNotFound(key: string): ApiError {
   return new ApiError('NOT_FOUND', { detail: `No stored file ${JSON.stringify(key.slice(0, 100))}` });
 }
 
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
-}
 
-function methodNotAllowed(app: FastifyInstance, url: string, allowed: readonly string[]): void {
-  const others = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const).filter((method) => !allowed.includes(method));
-  app.route({
-    method: others,
-    url,
-    handler: () => {
-      throw new ApiError('METHOD_NOT_ALLOWED', { detail: `Allowed here: ${allowed.join(', ')}`, extensions: { allow: allowed } });
-    },
-  });
-}

@@ -14,6 +14,7 @@ import { registerFileRoutes } from './file-routes.js';
 import { writeRecordBody } from './record-input.js';
 import { listLinks, renderList } from './render-list.js';
 import { parseQueryString, parseRestQuery, type RestQuery } from './query-params.js';
+import { header, methodNotAllowed } from './route-helpers.js';
 
 export interface RestApiOptions {
   readonly engine: Engine;
@@ -257,22 +258,8 @@ function send(reply: FastifyReply, response: CachedReadResponse): void {
   reply.type('application/json').send(response.body);
 }
 
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
-}
 
 function notFound(type: ResourceType, id: string): ApiError {
   return new ApiError('NOT_FOUND', { detail: `${type.name} ${id} does not exist` });
 }
 
-function methodNotAllowed(app: FastifyInstance, url: string, allowed: readonly string[]): void {
-  const others = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const).filter((method) => !allowed.includes(method));
-  app.route({
-    method: others,
-    url,
-    handler: () => {
-      throw new ApiError('METHOD_NOT_ALLOWED', { detail: `Allowed here: ${allowed.join(', ')}`, extensions: { allow: allowed } });
-    },
-  });
-}

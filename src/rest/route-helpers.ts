@@ -1,0 +1,20 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors/api-error.js';
+
+/** One request header as text (repeated headers joined, as RFC 9110 §5.3 allows). */
+export function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** Every other method on `url` answers 405 with `Allow` (RFC 9110 §15.5.6). */
+export function methodNotAllowed(app: FastifyInstance, url: string, allowed: readonly string[]): void {
+  const others = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const).filter((method) => !allowed.includes(method));
+  app.route({
+    method: others,
+    url,
+    handler: () => {
+      throw new ApiError('METHOD_NOT_ALLOWED', { detail: `Allowed here: ${allowed.join(', ')}`, extensions: { allow: allowed } });
+    },
+  });
+}
