@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { adminUrl, buildDataset, databaseName, dropPgDatabase, pgAvailable } from './lib/dataset.mjs';
-import { loadOnce, measure, PgBackends } from './lib/measure.mjs';
+import { measure, PgBackends, warmUp } from './lib/measure.mjs';
 import { launchSpec, PEERS, peerByName } from './lib/peers.mjs';
 import { machine, memory } from './lib/proc-stats.mjs';
 import { freePort, ProcessSet } from './lib/processes.mjs';
@@ -49,7 +49,7 @@ if (args.help) {
   --quick              2 short repetitions (the whole run in under 3 minutes)
   --reps N             repetitions (default 3; quick 2)
   --duration S         seconds per measured run (default 10; quick 1)
-  --warmup S           seconds of warm-up per peer and workload (default 3; quick 0.5)
+  --warmup S           seconds of warm-up per peer and workload (default 3; quick 0.3)
   --connections N      concurrent connections (default 10)
   --workloads W1,W4    only these workloads
   --peers a,b          only these peers (${PEERS.map((peer) => peer.name).join(', ')})
@@ -66,11 +66,13 @@ const config = {
   quick,
   reps: Number(args.reps ?? (quick ? 2 : 3)),
   duration: Number(args.duration ?? (quick ? 1 : 10)),
-  warmup: Number(args.warmup ?? (quick ? 0.5 : 3)),
+  warmup: Number(args.warmup ?? (quick ? 0.3 : 3)),
   connections: Number(args.connections),
 };
 const dataDir = join(benchDir, '.data');
-const log = (line) => process.stderr.write(`${line}\n`);
+const began = Date.now();
+/** Progress on stderr, each line with the seconds since the start. */
+const log = (line) => process.stderr.write(`[${((Date.now() - began) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
 
 const processes = new ProcessSet();
 let pgUrl = args['no-pg'] ? undefined : args.pg;
@@ -182,7 +184,7 @@ async function main() {
   const peerWanted = (name) => (peerFilter === undefined || peerFilter.includes(name)) && (pgUrl !== undefined || peerByName.get(name)?.db !== 'pg');
   // Quick runs keep only the peers a target compares (and each workload's yardstick); the others are context.
   const forTargets = (workload, name) =>
-    workload.id === 'W0' || name.startsWith('diglot-') || YARDSTICK[workload.id] === name || TARGETS.some((t) => t.w === workload.id && (t.num === name || t.den === name));
+    (workload.id === 'W0' && name === 'node-http') || name.startsWith('diglot-') || YARDSTICK[workload.id] === name || TARGETS.some((t) => t.w === workload.id && (t.num === name || t.den === name));
   const peersOf = (workload) => Object.keys(workload.peers).filter((name) => peerWanted(name) && (!quick || peerFilter !== undefined || forTargets(workload, name)));
   const needed = PEERS.map((peer) => peer.name).filter((name) => workloads.some((workload) => peersOf(workload).includes(name)));
 
@@ -250,7 +252,7 @@ async function main() {
   const total = plan.length * (config.warmup + config.reps * config.duration);
   log(`Warm-up, then ${config.reps} repetitions of ${plan.length} runs (about ${Math.ceil(total / 60)} min)`);
   for (const { name, spec } of plan) {
-    await loadOnce({ origin: servers.get(name).origin, requests: spec.requests, seconds: config.warmup, connections: config.connections });
+    await warmUp({ origin: servers.get(name).origin, requests: spec.requests, seconds: config.warmup, connections: config.connections });
   }
 
   const runs = [];
@@ -286,7 +288,9 @@ async function main() {
   const resultsDir = join(benchDir, 'results');
   mkdirSync(resultsDir, { recursive: true });
   const cpuSlug = env.cpu.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
-  const base = join(resultsDir, `${env.date.slice(0, 10)}-node${env.node}-${cpuSlug}${quick ? '-quick' : ''}`);
+  // A run of some workloads or peers only must not overwrite the last complete one.
+  const partial = args.workloads !== undefined || args.peers !== undefined || args.reps !== undefined || args.duration !== undefined;
+  const base = join(resultsDir, `${env.date.slice(0, 10)}-node${env.node}-${cpuSlug}${quick ? '-quick' : ''}${partial ? '-partial' : ''}`);
   writeFileSync(`${base}.md`, `${report}\n`);
   writeFileSync(`${base}.json`, `${JSON.stringify({ env, config, idle, skips, notes, targets, runs }, null, 2)}\n`);
   log(`Written: ${base.slice(root.length + 1)}.md and .json`);

@@ -8,7 +8,7 @@
 // - json-server: a db.json exported from the SQLite copy, each record in the
 //   shape Diglot's REST answers with.
 
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -20,20 +20,31 @@ import { postFromSqlite, userFromSqlite } from '../servers/hand-data.mjs';
 export const SCALE = 10;
 
 /**
- * Seeds through Diglot's own command line, so the data (and any files it
- * makes, such as demo profile pictures) lands where `diglot serve`, started
- * from the same directory, finds it. Returns the rows written per table.
+ * Seeds through Diglot's own command line, so the data (and the files it
+ * makes, such as the demo profile pictures, in `filesDir`) are where
+ * `diglot serve --files filesDir` finds them. Resolves to the rows written per table.
  */
-function seedInto({ root, schemaFile, dataDir }, target) {
-  const result = spawnSync(process.execPath, [join(root, 'dist/cli/main.js'), 'seed', '--schema', schemaFile, '--db', target, '--scale', String(SCALE)], {
-    cwd: dataDir,
-    env: { ...process.env, LOG_LEVEL: 'warn' },
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
+function seedInto({ root, schemaFile, dataDir }, target, filesDir) {
+  const child = spawn(
+    process.execPath,
+    [join(root, 'dist/cli/main.js'), 'seed', '--schema', schemaFile, '--db', target, '--files', filesDir, '--scale', String(SCALE)],
+    { cwd: dataDir, env: { ...process.env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr = (stderr + chunk.toString()).slice(-20_000);
   });
-  if (result.status !== 0) throw new Error(`diglot seed --db ${target} failed:\n${result.stderr.slice(-2000)}`);
-  const summary = /seeded ((?:\d+ \w+(?:, )?)+) in /.exec(result.stderr)?.[1] ?? '';
-  return Object.fromEntries(summary.split(', ').filter(Boolean).map((part) => [part.slice(part.indexOf(' ') + 1), Number(part.slice(0, part.indexOf(' ')))]));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code !== 0) {
+        reject(new Error(`diglot seed --db ${target} failed:\n${stderr.slice(-2000)}`));
+        return;
+      }
+      const summary = /seeded ((?:\d+ \w+(?:, )?)+) in /.exec(stderr)?.[1] ?? '';
+      resolve(Object.fromEntries(summary.split(', ').filter(Boolean).map((part) => [part.slice(part.indexOf(' ') + 1), Number(part.slice(0, part.indexOf(' ')))])));
+    });
+  });
 }
 
 export function adminUrl(pgUrl) {
@@ -83,46 +94,56 @@ export async function buildDataset({ root, dataDir, pgUrl, log, jsonServer = tru
   // json-server serves ./public and insists that it exists.
   mkdirSync(join(dataDir, 'public'), { recursive: true });
 
-  let started = performance.now();
+  const files = { sqlite: join(dataDir, 'files-sqlite'), pg: join(dataDir, 'files-pg') };
   const copies = { diglot: join(dataDir, 'diglot.db') };
-  const rows = seedInto(where, copies.diglot);
-  log(`  SQLite: seeded ${describeRows(rows)} in ${seconds(started)}`);
-  // Seeding closed the database cleanly (WAL checkpointed): the file alone is the data set.
-  for (const name of ['fastify', 'mercurius']) {
-    copies[name] = join(dataDir, `${name}.db`);
-    copyFileSync(copies.diglot, copies[name]);
-  }
+  // SQLite and PostgreSQL are seeded at the same time, by two `diglot seed` processes with their own file directories.
+  const sqliteDone = (async () => {
+    const started = performance.now();
+    const rows = await seedInto(where, copies.diglot, files.sqlite);
+    log(`  SQLite: seeded ${describeRows(rows)} in ${seconds(started)}`);
+    // Seeding closed the database cleanly (WAL checkpointed): the file alone is the data set.
+    for (const name of ['fastify', 'mercurius']) {
+      copies[name] = join(dataDir, `${name}.db`);
+      copyFileSync(copies.diglot, copies[name]);
+    }
+    return rows;
+  })();
+  const pgDone = pgUrl === undefined ? Promise.resolve() : seedPostgres(where, pgUrl, files.pg, log);
+  // Both finish (or fail) before anything else happens: no seeding process outlives this function.
+  const [sqliteResult, pgResult] = await Promise.allSettled([sqliteDone, pgDone]);
+  for (const result of [sqliteResult, pgResult]) if (result.status === 'rejected') throw result.reason;
+  const rows = sqliteResult.value;
 
   const dbJson = join(dataDir, 'db.json');
   if (jsonServer) {
-    started = performance.now();
+    const started = performance.now();
     exportDbJson(copies.diglot, dbJson);
     log(`  json-server: wrote db.json (users and posts) in ${seconds(started)}`);
   }
 
-  if (pgUrl !== undefined) {
-    started = performance.now();
-    await dropPgDatabase(pgUrl);
-    const admin = new pg.Client({ connectionString: adminUrl(pgUrl) });
-    await admin.connect();
-    try {
-      await admin.query(`CREATE DATABASE "${databaseName(pgUrl)}"`);
-    } finally {
-      await admin.end();
-    }
-    seedInto(where, pgUrl);
-    const client = new pg.Client({ connectionString: pgUrl });
-    await client.connect();
-    try {
-      // Plans as a running server would have them once autovacuum has been by.
-      await client.query('VACUUM ANALYZE');
-    } finally {
-      await client.end();
-    }
-    log(`  PostgreSQL: created ${databaseName(pgUrl)}, seeded and analysed in ${seconds(started)}`);
-  }
+  return { schemaFile, sqlite: copies, pgUrl, dbJson, diglotFiles: files, filesDir: join(dataDir, 'files'), rows };
+}
 
-  return { schemaFile, sqlite: copies, pgUrl, dbJson, filesDir: join(dataDir, 'files'), rows };
+async function seedPostgres(where, pgUrl, filesDir, log) {
+  const started = performance.now();
+  await dropPgDatabase(pgUrl);
+  const admin = new pg.Client({ connectionString: adminUrl(pgUrl) });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${databaseName(pgUrl)}"`);
+  } finally {
+    await admin.end();
+  }
+  await seedInto(where, pgUrl, filesDir);
+  const client = new pg.Client({ connectionString: pgUrl });
+  await client.connect();
+  try {
+    // Plans as a running server would have them once autovacuum has been by.
+    await client.query('VACUUM ANALYZE');
+  } finally {
+    await client.end();
+  }
+  log(`  PostgreSQL: created ${databaseName(pgUrl)}, seeded and analysed in ${seconds(started)}`);
 }
 
 /** db.json for json-server: users and posts as Diglot's REST renders them (follows are not used by its workloads). */

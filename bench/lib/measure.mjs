@@ -2,6 +2,7 @@
 // concurrency, with the server's CPU (and its PostgreSQL backends' CPU), its
 // peak RSS during the run and the SQL statements it sent.
 
+import http from 'node:http';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { cpuSeconds, memory, resetPeak } from './proc-stats.mjs';
@@ -45,6 +46,39 @@ function backendCpu(before, after) {
 
 export async function loadOnce({ origin, requests, seconds, connections }) {
   return autocannon({ url: origin, requests, duration: seconds, connections, pipelining: 1, timeout: 10 });
+}
+
+/**
+ * Warm-up traffic (JIT, prepared statements, caches): the same request
+ * sequence over keep-alive connections for `seconds`. Not autocannon, whose
+ * runs last whole seconds, too long for the quick mode's short warm-ups.
+ */
+export async function warmUp({ origin, requests, seconds, connections }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const deadline = Date.now() + seconds * 1000;
+  let next = 0;
+  const send = (request) =>
+    new Promise((resolve) => {
+      const req = http.request(origin + request.path, { agent, method: request.method ?? 'GET', headers: request.headers }, (response) => {
+        response.resume();
+        response.on('end', resolve);
+        response.on('error', resolve);
+      });
+      req.on('error', resolve);
+      req.end(request.body);
+    });
+  try {
+    await Promise.all(
+      Array.from({ length: connections }, async () => {
+        while (Date.now() < deadline) {
+          const request = requests[next++ % requests.length];
+          await send(request.setupRequest === undefined ? request : request.setupRequest({ ...request }, {}));
+        }
+      }),
+    );
+  } finally {
+    agent.destroy();
+  }
 }
 
 /**

@@ -23,9 +23,9 @@ export const peerByName = new Map(PEERS.map((peer) => [peer.name, peer]));
 /** How to start a peer: script, arguments, environment, working directory and a path that answers once it is up. */
 export function launchSpec(name, { root, benchDir, dataset, dataDir, port }) {
   const server = (file) => join(benchDir, 'servers', file);
-  const diglot = (db) => ({
+  const diglot = (db, files) => ({
     script: join(root, 'dist/cli/main.js'),
-    args: ['serve', '--schema', dataset.schemaFile, '--db', db, '--port', String(port), '--host', '127.0.0.1'],
+    args: ['serve', '--schema', dataset.schemaFile, '--db', db, '--files', files, '--port', String(port), '--host', '127.0.0.1'],
     env: { LOG_LEVEL: 'warn' },
     cwd: dataDir,
     readyPath: '/healthz',
@@ -36,9 +36,9 @@ export function launchSpec(name, { root, benchDir, dataset, dataDir, port }) {
     case 'fastify-fixed':
       return { script: server('fastify-fixed.mjs'), args: ['--port', String(port)] };
     case 'diglot-sqlite':
-      return diglot(dataset.sqlite.diglot);
+      return diglot(dataset.sqlite.diglot, dataset.diglotFiles.sqlite);
     case 'diglot-pg':
-      return diglot(dataset.pgUrl);
+      return diglot(dataset.pgUrl, dataset.diglotFiles.pg);
     case 'fastify-sqlite':
       return { script: server('hand-rest.mjs'), args: ['--port', String(port), '--db', dataset.sqlite.fastify, '--files', dataset.filesDir], readyPath: '/users/1' };
     case 'fastify-pg':

@@ -1,5 +1,6 @@
-// `npm run bench -- --profile`: Diglot (SQLite, the compiled CLI) under W1
-// and under W4 with `node --cpu-prof`, and the yardstick of each beside it,
+// `npm run bench -- --profile`: Diglot (SQLite, the compiled CLI) under W1,
+// W4 and W7 with `node --cpu-prof`, and the yardstick of each beside it (for
+// W7, Fastify sending a fixed body: what the framework alone costs),
 // each profile summarised by self time (the functions where the CPU actually
 // went) and by package. Only the samples taken during the measured load
 // count: start-up and warm-up are cut. Native code has no frames of its own:
@@ -19,6 +20,7 @@ import { WORKLOADS } from './workloads.mjs';
 const PROFILED = [
   ['W1', 'fastify-sqlite'],
   ['W4', 'mercurius-sqlite'],
+  ['W7', 'fastify-fixed'],
 ];
 
 export async function profile({ root, benchDir, dataDir, processes, log, env, config }) {
@@ -84,9 +86,11 @@ export async function profile({ root, benchDir, dataDir, processes, log, env, co
 function packageOf(url, functionName) {
   if (functionName.startsWith('(')) return functionName;
   // Native functions carry no URL; the profiler charges their time (SQLite's work, the socket write) to them.
-  if (functionName === 'writeUtf8String' || functionName === 'writev' || functionName === 'writeBuffer') return '(socket writes: kernel TCP on loopback)';
+  if (['writeUtf8String', 'writeLatin1String', 'writev', 'writeBuffer'].includes(functionName)) return '(socket writes: kernel TCP on loopback)';
   if (url === '') return '(native: V8 builtins, C++ bindings such as better-sqlite3)';
-  if (url.includes('/dist/storage/sqlite/') && functionName.startsWith('#')) return 'SQLite executing statements (native, charged to Diglot\'s driver call)';
+  if (url.includes('/dist/storage/sqlite/') && (functionName.startsWith('#') || functionName.endsWith('dataVersion'))) {
+    return 'SQLite executing statements (native, charged to Diglot\'s driver call)';
+  }
   if (url.includes('/dist/')) return 'diglot';
   if (url.includes('/bench/servers/')) return 'the hand-written server (its SQLite calls included)';
   const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
