@@ -1,4 +1,4 @@
-import { getOperationAST, getVariableValues, GraphQLError, Kind, OperationTypeNode, type FragmentDefinitionNode } from 'graphql';
+import { assertScalarType, getVariableValues, GraphQLError, OperationTypeNode } from 'graphql';
 import { cacheControlHeader } from '../engine/cache-policy.js';
 import type { Engine } from '../engine/engine.js';
 import { ApiError, isApiError } from '../errors/api-error.js';
@@ -7,11 +7,13 @@ import { tooComplex } from './document/check-limits.js';
 import { variableErrorCode, withCode } from './document/input-error-code.js';
 import { createDocumentPreparer } from './document/prepare-document.js';
 import { compileOperation } from './execute/compile-operation.js';
-import { runOperation } from './execute/run-operation.js';
+import { createDocumentFacts, type OperationFacts } from './execute/operation-facts.js';
+import { OperationTemplates, type BoundOperation } from './execute/operation-templates.js';
+import { planReads, runOperation } from './execute/run-operation.js';
 import type { ResolvedGraphqlOptions } from './graphql-options.js';
 import type { GraphqlParams } from './http/graphql-params.js';
 import { GRAPHQL_RESPONSE_JSON, type JSON_MEDIA } from './http/negotiate.js';
-import { createDocumentSource, loadPersistedDocuments, sha256 } from './http/persisted-documents.js';
+import { createDocumentSource, loadPersistedDocuments } from './http/persisted-documents.js';
 import { formatError, type ErrorLog, type FormatOptions } from './response/format-error.js';
 import { responseBody } from './response/response-body.js';
 import { buildGraphqlSchema } from './schema/build-schema.js';
@@ -46,7 +48,11 @@ export interface GraphqlHandler {
  * The GraphQL front-end without the web framework: resolve the document
  * (text, trusted id or persisted hash) → parse and validate (cached) → pick
  * the operation → coerce variables → compile root fields to field requests
- * → check the cost → run plans through the engine → render.
+ * → check the cost → plan → run plans through the engine → render.
+ *
+ * A query that got through coercion, compilation and planning cleanly is
+ * remembered as an operation template (see execute/operation-templates.ts):
+ * the same request again, even with other ids, starts at "run plans".
  *
  * Status codes follow GraphQL over HTTP §7: with application/json every
  * well-formed request gets 200; with application/graphql-response+json a
@@ -62,6 +68,8 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
     options.apqCacheSize,
   );
   checkTrustedDocuments(source.trusted, prepare);
+  const factsOf = createDocumentFacts(generated);
+  const templates = new OperationTemplates(assertScalarType(generated.schema.getType('ID')));
   const formatOptions = (log: ErrorLog): FormatOptions => ({ hideSuggestions: options.hideSuggestions, exposeInternals: options.exposeInternals, log });
 
   const httpError = (error: unknown, media: JsonMedia, log: ErrorLog): GraphqlHttpResponse => {
@@ -75,6 +83,39 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
       },
       body: responseBody([formatError(error, formatOptions(log))], undefined),
     };
+  };
+
+  /**
+   * The full path: coerce the variables, compile, check the cost, plan. A
+   * query that comes through all of it without an error is remembered under
+   * `templateKey` for the next request like it.
+   */
+  const compileFresh = (
+    chosen: OperationFacts,
+    rawVariables: Readonly<Record<string, unknown>>,
+    templateKey: string | undefined,
+  ): BoundOperation | { readonly errors: readonly GraphQLError[] } => {
+    const { operation, fragments } = chosen;
+    const coerced = getVariableValues(generated.schema, operation.variableDefinitions ?? [], rawVariables, { maxErrors: 50 });
+    if (coerced.errors !== undefined) {
+      return { errors: coerced.errors.map((error) => withCode(error, variableErrorCode(error, generated.inputs))) };
+    }
+    const compiled = compileOperation({ schema: generated.schema, fragments, variables: coerced.coerced, generated, planLimits }, operation);
+    if (compiled.cost > options.limits.maxCost) {
+      return {
+        errors: [
+          tooComplex(
+            `The operation may read about ${Math.round(compiled.cost)} rows; the limit is ${options.limits.maxCost} (maxCost). Ask for smaller pages or less nesting.`,
+            'maxCost',
+          ),
+        ],
+      };
+    }
+    // Mutations plan as they run, each after the writes before it.
+    if (operation.operation !== OperationTypeNode.QUERY) return { steps: compiled.steps, reads: undefined };
+    const reads = planReads({ engine, planLimits }, compiled.steps);
+    if (templateKey !== undefined) templates.remember(templateKey, chosen.slots, compiled, reads);
+    return { steps: compiled.steps, reads };
   };
 
   const handle = async (request: GraphqlHttpRequest): Promise<GraphqlHttpResponse> => {
@@ -98,14 +139,15 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
     }
     const prepared = prepare(text);
     if (!prepared.ok) return requestErrors(prepared.errors);
-    const { document } = prepared;
+    const facts = factsOf(prepared.document, text);
 
-    const operation = getOperationAST(document, params.operationName);
-    if (operation === null || operation === undefined) {
+    const chosen = facts.operation(params.operationName);
+    if (chosen === undefined) {
       const message =
         params.operationName === undefined ? 'Must provide operation name if query contains multiple operations.' : `Unknown operation named "${params.operationName}".`;
       return requestErrors([new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })]);
     }
+    const { operation, fragments } = chosen;
     if (request.method === 'GET' && operation.operation !== OperationTypeNode.QUERY) {
       // GraphQL over HTTP §6.1: GET must never change anything.
       return httpError(
@@ -116,29 +158,17 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
     }
 
     const rawVariables = params.variables ?? {};
-    const coerced = getVariableValues(generated.schema, operation.variableDefinitions ?? [], rawVariables, { maxErrors: 50 });
-    if (coerced.errors !== undefined) {
-      return requestErrors(coerced.errors.map((error) => withCode(error, variableErrorCode(error, generated.inputs))));
-    }
-
-    const fragments = new Map<string, FragmentDefinitionNode>();
-    for (const definition of document.definitions) {
-      if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-    }
-    const compiled = compileOperation({ schema: generated.schema, fragments, variables: coerced.coerced, generated, planLimits }, operation);
-    if (compiled.cost > options.limits.maxCost) {
-      return requestErrors([
-        tooComplex(`The operation may read about ${Math.round(compiled.cost)} rows; the limit is ${options.limits.maxCost} (maxCost). Ask for smaller pages or less nesting.`, 'maxCost'),
-      ]);
-    }
+    const templateKey = chosen.templatePrefix === undefined ? undefined : templates.keyOf(chosen.templatePrefix, chosen.keyed, rawVariables);
+    const bound = (templateKey === undefined ? undefined : templates.use(templateKey, rawVariables)) ?? compileFresh(chosen, rawVariables, templateKey);
+    if ('errors' in bound) return requestErrors(bound.errors);
 
     const cache =
       request.method === 'GET'
-        ? { key: `graphql ${sha256(text)} ${params.operationName ?? ''} ${JSON.stringify(rawVariables)}`, ifNoneMatch: request.ifNoneMatch }
+        ? { key: `graphql ${facts.hash()} ${params.operationName ?? ''} ${JSON.stringify(rawVariables)}`, ifNoneMatch: request.ifNoneMatch }
         : undefined;
     const outcome = await runOperation(
       { engine, generated, planLimits, format },
-      { operation, fragments, rawVariables, steps: compiled.steps },
+      { operation, fragments, rawVariables, steps: bound.steps, reads: bound.reads },
       cache,
     );
     if (outcome.status === 304) {

@@ -16,6 +16,11 @@ export type PreparedDocument =
 /** Texts longer than this are prepared every time rather than held in memory. */
 const CACHEABLE_LENGTH = 100_000;
 
+/** Whether a text's preparation is cached; nothing else keyed by a longer text (operation templates) is kept either. */
+export function isCacheableText(text: string): boolean {
+  return text.length <= CACHEABLE_LENGTH;
+}
+
 /**
  * Parse and validate once per document text: the work depends only on the
  * text, the schema and the limits, so the outcome (good or bad) is cached.
@@ -27,7 +32,7 @@ export function createDocumentPreparer(generated: GeneratedSchema, limits: Graph
     const hit = cache.get(text);
     if (hit !== undefined) return hit;
     const prepared = prepare(generated, limits, rules, text);
-    if (text.length <= CACHEABLE_LENGTH) cache.set(text, prepared);
+    if (isCacheableText(text)) cache.set(text, prepared);
     return prepared;
   };
 }

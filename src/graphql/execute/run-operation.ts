@@ -22,6 +22,20 @@ export interface RunnableOperation {
   readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>;
   readonly rawVariables: Readonly<Record<string, unknown>>;
   readonly steps: readonly RootStep[];
+  /**
+   * A query's plans from `planReads` (or an operation template); planned
+   * from the steps when absent. Mutations plan as they go.
+   */
+  readonly reads?: readonly (PlannedRead | undefined)[] | undefined;
+}
+
+/** A data step's read plan, or the error planning it gave (that field's error in the response). */
+export type PlannedRead = { readonly plan: ReadPlan } | { readonly error: unknown };
+
+/** What planning needs: the model and the page limits. */
+export interface PlanContext {
+  readonly engine: Pick<Engine, 'model'>;
+  readonly planLimits: PlanLimits;
 }
 
 /** Conditional-read facts, for GET and persisted operations. */
@@ -67,14 +81,14 @@ export async function runOperation(ctx: RunContext, op: RunnableOperation, cache
     return { status: 200, body: assemble(ctx, op.steps, outcomes), validators: undefined };
   }
 
+  // From here on only the plans are read, never a step's `args`: a template's steps have none.
+  const reads = op.reads ?? planReads(ctx, op.steps);
   const planned: Planned[] = [];
   op.steps.forEach((step, index) => {
-    if (step.kind !== 'data') return;
-    try {
-      planned.push({ index, step, plan: readPlanOf(ctx, step) });
-    } catch (error) {
-      outcomes[index] = { error };
-    }
+    const read = reads[index];
+    if (step.kind !== 'data' || read === undefined) return;
+    if ('plan' in read) planned.push({ index, step, plan: read.plan });
+    else outcomes[index] = { error: read.error };
   });
 
   const failed = outcomes.some((outcome) => outcome !== undefined && 'error' in outcome);
@@ -115,7 +129,19 @@ async function settle(work: () => Promise<string>): Promise<FieldOutcome> {
   }
 }
 
-function readPlanOf(ctx: RunContext, step: DataStep): ReadPlan {
+/** The read plan of every data step of a query, by step index (undefined for the steps that are not data). */
+export function planReads(ctx: PlanContext, steps: readonly RootStep[]): (PlannedRead | undefined)[] {
+  return steps.map((step) => {
+    if (step.kind !== 'data') return undefined;
+    try {
+      return { plan: readPlanOf(ctx, step) };
+    } catch (error) {
+      return { error };
+    }
+  });
+}
+
+function readPlanOf(ctx: PlanContext, step: DataStep): ReadPlan {
   const { model } = ctx.engine;
   const options = { limits: ctx.planLimits, fromText: false };
   const type = step.role.type.name;

@@ -36,6 +36,8 @@ export function createDocumentSource(trusted: ReadonlyMap<string, string>, onlyP
         return { text, persisted: true };
       }
       if (params.query !== undefined) {
+        // Plain text needs no hash here (the handler hashes each document once, if at all): only the protocols below do.
+        if (apq === undefined && !onlyPersisted) return { text: params.query, persisted: false };
         const hash = sha256(params.query);
         if (apq !== undefined && apq !== hash) {
           throw new ApiError('BAD_REQUEST', { detail: 'provided sha does not match query: extensions.persistedQuery.sha256Hash must be the sha256 of the query text' });
