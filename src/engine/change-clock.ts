@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto';
 import type { Database, SqlRunner } from '../storage/dialect.js';
 import { CLOCK_TABLE } from '../storage/migrate/desired-schema.js';
 
@@ -10,72 +9,147 @@ import { CLOCK_TABLE } from '../storage/migrate/desired-schema.js';
  * tables its plan reads, so a revalidation can be answered without running
  * the plan, and no validator survives a change to the data it covers.
  *
- * Reading the clocks is one tiny statement. Where the database can say
- * cheaply that nobody committed since the last look (SQLite's
- * `data_version`), the cached values are reused without touching the table.
+ * Reading the clocks is one tiny statement, made apart from the data
+ * statements and *before* them. Where the database can say cheaply that
+ * nobody committed since the last look (SQLite's `data_version`), the cached
+ * values are reused without touching the table.
+ *
+ * A revalidation needs the clocks as they are now (`maxAgeMs` 0). A plain
+ * read only needs clocks no newer than its data, and may use a snapshot up
+ * to `maxAgeMs` old: remembering an ETag under a version the clocks have
+ * already left is harmless (that version never comes back, so it is never
+ * looked up again), and a `Last-Modified` a moment early only costs a
+ * client one full response. What a snapshot may never do is miss a commit
+ * of this process: each local commit moves it by the clock values its
+ * transaction wrote (or, if it was not current, leaves it to be re-read).
  */
 export class ChangeClock {
-  private cached: ReadonlyMap<string, { readonly version: number; readonly changedAt: string | undefined }> | undefined;
+  private cached: ClockSnapshot | undefined;
   private cachedToken: number | undefined;
+  private checkedAt = 0;
   private localWrites = 0;
   private cachedAtWrites = -1;
+  /** A refresh under way, shared by the plain reads that arrive meanwhile (never by revalidations). */
+  private refreshing: Promise<ClockSnapshot> | undefined;
 
   constructor(private readonly db: Database) {}
 
-  /** Called inside a write transaction: moves the clocks of `tables`. */
-  async bump(tx: SqlRunner, tables: readonly string[]): Promise<void> {
+  /** Called inside a write transaction: moves the clocks of `tables`; give the result to `noteCommitted` after COMMIT. */
+  async bump(tx: SqlRunner, tables: readonly string[]): Promise<ClockMove[]> {
     const q = (name: string): string => this.db.sql.quoteIdent(name);
     const now = new Date().toISOString();
+    const moves: ClockMove[] = [];
     for (const table of tables) {
       // A clock starts at a random value, so a database recreated from scratch
       // never hands out a validator an old cache already holds for other data.
+      // (Unpredictability is not the point, and migrations start nearly every
+      // clock anyway, so Math.random spares the CSPRNG call on each write.)
       const p = (i: number): string => this.db.sql.placeholder(i);
-      await tx.run(
+      const [row] = await tx.all<ClockRow>(
         `INSERT INTO ${q(CLOCK_TABLE)} (${q('table_name')}, ${q('version')}, ${q('changed_at')}) VALUES (${p(0)}, ${p(1)}, ${p(2)}) ` +
-          `ON CONFLICT (${q('table_name')}) DO UPDATE SET ${q('version')} = ${q(CLOCK_TABLE)}.${q('version')} + 1, ${q('changed_at')} = ${p(3)}`,
-        [table, randomInt(1, 2 ** 40), now, now],
+          `ON CONFLICT (${q('table_name')}) DO UPDATE SET ${q('version')} = ${q(CLOCK_TABLE)}.${q('version')} + 1, ${q('changed_at')} = ${p(3)} ` +
+          `RETURNING ${q('table_name')}, ${q('version')}, ${q('changed_at')}`,
+        [table, 1 + Math.floor(Math.random() * 2 ** 40), now, now],
       );
+      if (row !== undefined) moves.push(row);
     }
-  }
-
-  /** After a local commit: the cache is stale even though `data_version` only counts other connections. */
-  noteCommitted(): void {
-    this.localWrites++;
+    return moves;
   }
 
   /**
-   * The current state of `tables` from one look at the clocks: `version`,
-   * a stable text of `table:version` pairs (sorted; only tables that have a
-   * clock) — the same text a compiled read returns in its `clock` column —
-   * and when any of them last changed.
+   * After a local commit (`data_version` counts only other connections'):
+   * a snapshot that was current takes the transaction's clock values, so the
+   * read that follows a write needs no look at the clock table.
    */
-  async stateOf(tables: readonly string[]): Promise<{ readonly version: string; readonly changedAt: string | undefined }> {
-    const clocks = await this.snapshot();
-    const pairs: string[] = [];
-    let changedAt: string | undefined;
-    for (const table of tables) {
-      const clock = clocks.get(table);
-      if (clock === undefined) continue;
-      pairs.push(`${table}:${clock.version}`);
-      if (clock.changedAt !== undefined && (changedAt === undefined || clock.changedAt > changedAt)) changedAt = clock.changedAt;
+  noteCommitted(moves: readonly ClockMove[]): void {
+    const current = this.cached !== undefined && this.cachedAtWrites === this.localWrites;
+    this.localWrites++;
+    if (!current || this.cached === undefined) return;
+    const next = new Map(this.cached);
+    for (const move of moves) {
+      const version = Number(move.version);
+      // Commits on a pool can report out of order; a clock only moves forward.
+      if ((next.get(move.table_name)?.version ?? -Infinity) < version) next.set(move.table_name, { version, changedAt: move.changed_at ?? undefined });
     }
-    return { version: pairs.sort().join(','), changedAt };
+    this.cached = next;
+    this.cachedAtWrites = this.localWrites;
   }
 
-  private async snapshot(): Promise<NonNullable<ChangeClock['cached']>> {
+  /**
+   * The state of `tables`: as it is now (`maxAgeMs` 0), or from a snapshot
+   * taken at most `maxAgeMs` ago and with no local commit since.
+   */
+  async stateOf(tables: readonly string[], maxAgeMs = 0): Promise<ClockState> {
+    return stateFrom(await this.snapshot(maxAgeMs), tables);
+  }
+
+  /** The clocks as a transaction sees them (a precondition checked under the transaction's lock). */
+  async stateIn(tx: SqlRunner, tables: readonly string[]): Promise<ClockState> {
+    return stateFrom(await this.readClocks(tx), tables);
+  }
+
+  private async snapshot(maxAgeMs: number): Promise<ClockSnapshot> {
+    const now = Date.now();
+    const unchangedHere = this.cached !== undefined && this.cachedAtWrites === this.localWrites;
+    if (maxAgeMs > 0) {
+      if (unchangedHere && now - this.checkedAt <= maxAgeMs) return this.cached as ClockSnapshot;
+      this.refreshing ??= this.refresh(now, unchangedHere).finally(() => (this.refreshing = undefined));
+      return this.refreshing;
+    }
+    return this.refresh(now, unchangedHere);
+  }
+
+  private async refresh(now: number, unchangedHere: boolean): Promise<ClockSnapshot> {
     const token = this.db.dataVersion === undefined ? undefined : await this.db.dataVersion();
-    if (this.cached !== undefined && token !== undefined && token === this.cachedToken && this.cachedAtWrites === this.localWrites) {
-      return this.cached;
+    if (unchangedHere && token !== undefined && token === this.cachedToken) {
+      this.checkedAt = now;
+      return this.cached as ClockSnapshot;
     }
     const writesBefore = this.localWrites;
-    const q = (name: string): string => this.db.sql.quoteIdent(name);
-    const rows = await this.db.all<{ table_name: string; version: number | string; changed_at: string | null }>(
-      `SELECT ${q('table_name')}, ${q('version')}, ${q('changed_at')} FROM ${q(CLOCK_TABLE)}`,
-    );
-    const clocks = new Map(rows.map((row) => [row.table_name, { version: Number(row.version), changedAt: row.changed_at ?? undefined }]));
+    const clocks = await this.readClocks(this.db);
     this.cached = clocks;
     this.cachedToken = token;
     this.cachedAtWrites = writesBefore;
+    this.checkedAt = now;
     return clocks;
   }
+
+  private async readClocks(runner: SqlRunner): Promise<ClockSnapshot> {
+    const q = (name: string): string => this.db.sql.quoteIdent(name);
+    const rows = await runner.all<ClockRow>(
+      `SELECT ${q('table_name')}, ${q('version')}, ${q('changed_at')} FROM ${q(CLOCK_TABLE)}`,
+    );
+    return new Map(rows.map((row) => [row.table_name, { version: Number(row.version), changedAt: row.changed_at ?? undefined }]));
+  }
+}
+
+/** A row of the clock table (bigint versions may arrive as text). */
+interface ClockRow {
+  readonly table_name: string;
+  readonly version: number | string;
+  readonly changed_at: string | null;
+}
+
+/** Where a write transaction left one table's clock. */
+export type ClockMove = ClockRow;
+
+type ClockSnapshot = ReadonlyMap<string, { readonly version: number; readonly changedAt: string | undefined }>;
+
+export interface ClockState {
+  /** Sorted `table:version` pairs of the tables that have a clock. */
+  readonly version: string;
+  /** When any of the tables last changed. */
+  readonly changedAt: string | undefined;
+}
+
+function stateFrom(clocks: ClockSnapshot, tables: readonly string[]): ClockState {
+  const pairs: string[] = [];
+  let changedAt: string | undefined;
+  for (const table of tables) {
+    const clock = clocks.get(table);
+    if (clock === undefined) continue;
+    pairs.push(`${table}:${clock.version}`);
+    if (clock.changedAt !== undefined && (changedAt === undefined || clock.changedAt > changedAt)) changedAt = clock.changedAt;
+  }
+  return { version: pairs.sort().join(','), changedAt };
 }

@@ -87,6 +87,12 @@ export interface Engine {
   withUploads<T>(work: (receive: ReceiveUpload) => Promise<T>): Promise<T>;
 }
 
+/**
+ * How old the change clocks behind a plain (unconditional) read may be: the
+ * resolution of `Last-Modified`. Revalidations always read them fresh.
+ */
+const SNAPSHOT_MAX_AGE_MS = 1000;
+
 export function createEngine(model: Model, db: Database, options: EngineOptions = {}): Engine {
   const clock = new ChangeClock(db);
   const reader = new ReadExecutor(model, db);
@@ -96,34 +102,24 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
 
   const readCached = async (request: CachedReadRequest): Promise<CachedReadResponse> => {
     const policy = cachePolicyOf(model, request.plans);
-    const tables = (): string[] => [...new Set(request.plans.flatMap((plan) => reader.compile(plan).tables))];
-    if (request.ifNoneMatch !== undefined || request.ifModifiedSince !== undefined) {
+    const tables = [...new Set(request.plans.flatMap((plan) => reader.compile(plan).tables))];
+    const revalidating = request.ifNoneMatch !== undefined || request.ifModifiedSince !== undefined;
+    // Read before the data, so the data is never older than the version its ETag is remembered under.
+    const state = await clock.stateOf(tables, revalidating ? 0 : SNAPSHOT_MAX_AGE_MS);
+    const known = revalidating ? validators.get(request.key, state.version) : undefined;
+    const lastModified = lastModifiedHeader(state.changedAt);
+    if (request.ifNoneMatch !== undefined) {
       // Revalidation: the clocks alone decide, without running the plans.
-      const state = await clock.stateOf(tables());
-      const known = validators.get(request.key, state.version);
-      const lastModified = lastModifiedHeader(state.changedAt);
-      if (request.ifNoneMatch !== undefined) {
-        if (known !== undefined && ifNoneMatchMatches(request.ifNoneMatch, known)) return { status: 304, etag: known, lastModified, policy };
-      } else if (lastModified !== undefined && unmodifiedSince(state.changedAt, request.ifModifiedSince)) {
-        // RFC 9110 §13.1.3: If-Modified-Since counts only without If-None-Match.
-        return { status: 304, etag: known, lastModified, policy };
-      }
+      if (known !== undefined && ifNoneMatchMatches(request.ifNoneMatch, known)) return { status: 304, etag: known, lastModified, policy };
+    } else if (request.ifModifiedSince !== undefined && lastModified !== undefined && unmodifiedSince(state.changedAt, request.ifModifiedSince)) {
+      // RFC 9110 §13.1.3: If-Modified-Since counts only without If-None-Match.
+      return { status: 304, etag: known, lastModified, policy };
     }
     const results: ReadResult[] = [];
     for (const plan of request.plans) results.push(await reader.read(plan));
     const body = request.render(results);
     const etag = strongEtag(body);
-    // Each statement returned the clocks it saw with its data; an empty page carries none.
-    const clocks = results.map((result) => result.clock);
-    const fromStatements = clocks.every((c): c is string => c !== undefined);
-    const state = fromStatements
-      ? {
-          version: [...new Set(clocks.flatMap((c) => (c === '' ? [] : c.split(','))))].sort().join(','),
-          changedAt: results.map((result) => result.changedAt ?? '').sort().at(-1) || undefined,
-        }
-      : await clock.stateOf(tables());
     validators.set(request.key, state.version, etag);
-    const lastModified = lastModifiedHeader(state.changedAt);
     if (ifNoneMatchMatches(request.ifNoneMatch, etag)) return { status: 304, etag, lastModified, policy };
     return { status: 200, etag, lastModified, policy, body, results };
   };
@@ -135,7 +131,7 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
       const current = precondition.render(result);
       if ('ifUnmodifiedSince' in precondition) {
         if (current === undefined) throw new ApiError('PRECONDITION_FAILED', { detail: 'The record does not exist' });
-        const modifiedAt = precondition.modifiedAt?.(current) ?? result.changedAt;
+        const modifiedAt = precondition.modifiedAt?.(current) ?? (await clock.stateIn(tx, reader.compile(precondition.plan).tables)).changedAt;
         if (!unmodifiedSince(modifiedAt, precondition.ifUnmodifiedSince)) {
           throw new ApiError('PRECONDITION_FAILED', { detail: 'The data changed after the date in If-Unmodified-Since: fetch it again and retry' });
         }

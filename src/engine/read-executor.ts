@@ -5,13 +5,7 @@ import type { Model } from '../schema/model.js';
 import { compileRead, type CompiledRead } from '../storage/compile/compile-read.js';
 import type { Database, SqlRunner, SqlValue } from '../storage/dialect.js';
 
-/**
- * `clock` is the change-clock text of the tables read, fetched in the same
- * statement (undefined when no row came back to carry it).
- */
-export type ReadResult =
-  | { readonly kind: 'one'; readonly json: string | null; readonly clock: string | undefined; readonly changedAt: string | undefined }
-  | ({ readonly kind: 'list'; readonly clock: string | undefined; readonly changedAt: string | undefined } & ListResult);
+export type ReadResult = { readonly kind: 'one'; readonly json: string | null } | ({ readonly kind: 'list' } & ListResult);
 
 const CACHE_LIMIT = 2000;
 
@@ -54,9 +48,9 @@ export class ReadExecutor {
     const rows = await runner.all(compiled.sql, params);
     if (compiled.root === 'one') {
       const row = rows[0];
-      return { kind: 'one', json: row === undefined ? null : (row['j'] as string), clock: clockOf(row), changedAt: changedAtOf(row) };
+      return { kind: 'one', json: row === undefined ? null : (row['j'] as string) };
     }
-    return { kind: 'list', clock: clockOf(rows[0]), changedAt: changedAtOf(rows[0]), ...this.stitchList(plan, compiled, rows) };
+    return { kind: 'list', ...this.stitchList(plan, compiled, rows) };
   }
 
   private stitchList(plan: ReadPlan, compiled: CompiledRead, rows: Record<string, unknown>[]): ListResult {
@@ -82,17 +76,4 @@ export class ReadExecutor {
       totalCount,
     };
   }
-}
-
-/** The row's clock text, normalized to sorted pairs (database collations may order them differently). */
-function clockOf(row: Record<string, unknown> | undefined): string | undefined {
-  if (row === undefined) return undefined;
-  const clock = row['clock'];
-  if (typeof clock !== 'string') return '';
-  return clock.split(',').sort().join(',');
-}
-
-function changedAtOf(row: Record<string, unknown> | undefined): string | undefined {
-  const at = row?.['clock_time'];
-  return typeof at === 'string' ? at : undefined;
 }

@@ -14,7 +14,7 @@ import {
 import type { Database, SqlRunner, SqlValue } from '../storage/dialect.js';
 import { OUTBOX_TABLE } from '../storage/migrate/desired-schema.js';
 import { newId } from '../util/ids.js';
-import type { ChangeClock } from './change-clock.js';
+import type { ChangeClock, ClockMove } from './change-clock.js';
 import { keysLeftBehind, touchesFiles } from './file-references.js';
 
 /** Deletes the stored files whose keys are given, where no record points at them any more. */
@@ -44,6 +44,7 @@ export class WriteExecutor {
     if (type === undefined) throw new Error(`write plan names unknown type ${plan.type}`);
     const files = this.releaseFiles !== undefined && touchesFiles(this.model, type, plan);
     let leftBehind: readonly string[] = [];
+    let moves: ClockMove[] = [];
     const result = await this.db.transaction(async (tx) => {
       if ((check !== undefined || files) && plan.kind !== 'create') {
         // A no-op update takes the row lock on PostgreSQL; SQLite's write transaction is already exclusive.
@@ -55,12 +56,12 @@ export class WriteExecutor {
       if (files) leftBehind = await keysLeftBehind(tx, this.model, this.db.sql, type, plan);
       const outcome = await this.apply(tx, type, plan);
       if (outcome.tables.length > 0) {
-        await this.clock.bump(tx, outcome.tables);
+        moves = await this.clock.bump(tx, outcome.tables);
         await this.recordEvent(tx, outcome.eventTable, plan, outcome.result.id);
       }
       return outcome.result;
     });
-    this.clock.noteCommitted();
+    this.clock.noteCommitted(moves);
     // After COMMIT: files the write stopped pointing at go, unless another record shares them.
     if (leftBehind.length > 0) await this.releaseFiles?.(leftBehind);
     return result;

@@ -156,9 +156,4 @@ describeEachDialect('compiler hooks', (ctx) => {
     );
     expect(row?.c).toBe(encodeCursor(order, ['2024-02-29T12:34:56.789Z', 'a']));
   });
-
-  it('stringAgg joins text in order', async () => {
-    const [row] = await db.all<{ s: string }>(`SELECT ${h.stringAgg(h.concat(['id', `':'`, 'rank']), 'rank DESC')} AS s FROM parts`);
-    expect(row?.s).toBe('p2:3,p3:2,p1:1');
-  });
 });

@@ -71,8 +71,6 @@ export interface SqlCompilerHooks {
   startsWith(column: string, param: string): string;
   /** Uppercase hex of the JSON array text of the values: a keyset cursor built in SQL (see plan/cursor.ts). */
   cursorHex(values: readonly string[]): string;
-  /** Text aggregate: the values joined by `,` in the given order (`group_concat` / `string_agg`). */
-  stringAgg(valueExpr: string, orderBy: string): string;
   /** String concatenation. */
   concat(parts: readonly string[]): string;
   /** The column type for a model scalar. */

@@ -71,7 +71,7 @@ async function writeRows(
   pictures: Pictures,
   written: Record<string, number>,
 ): Promise<void> {
-  await db.transaction(async (tx) => {
+  const moves = await db.transaction(async (tx) => {
     for (const type of insertionOrder(model)) {
       written[type.table] = await seedType(model, db, tx, type, counts, random, options.onProgress, pictures);
     }
@@ -80,9 +80,9 @@ async function writeRows(
       const targets = counts.get(join.targetType) ?? 0;
       written[join.name] = await seedLinks(db, tx, join.name, [join.sourceColumn, join.targetColumn], owners, targets, owners * (options.linksPerRecord ?? 20), join.sourceType === join.targetType, random, options.onProgress);
     }
-    await clock.bump(tx, Object.keys(written));
+    return clock.bump(tx, Object.keys(written));
   });
-  clock.noteCommitted();
+  clock.noteCommitted(moves);
 }
 
 /** Types ordered so that every non-null to-one target is written before its referrers. */

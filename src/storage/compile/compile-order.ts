@@ -29,11 +29,19 @@ export function compileOrderBy(columns: readonly OrderColumn[], order: readonly 
     .join(', ');
 }
 
-export function orderColumns(ctx: SqlContext, type: ResourceType, alias: string, order: readonly OrderKey[]): OrderColumn[] {
+/** The rows being ordered: the target type at `alias`, and (many-to-many) the link column equal to its id. */
+export interface OrderedSource {
+  readonly target: ResourceType;
+  readonly alias: string;
+  readonly linkedId?: string | undefined;
+}
+
+export function orderColumns(ctx: SqlContext, source: OrderedSource, order: readonly OrderKey[]): OrderColumn[] {
   return order.map((key) => {
-    const field = ctx.field(type, key.field);
+    if (key.field === 'id' && source.linkedId !== undefined) return { expr: source.linkedId, nullable: false };
+    const field = ctx.field(source.target, key.field);
     const nullable = field.kind === 'scalar' || field.kind === 'toOne' || field.kind === 'file' ? field.nullable : true;
-    return { expr: columnOf(ctx, type, alias, key.field), nullable };
+    return { expr: columnOf(ctx, source.target, source.alias, key.field), nullable };
   });
 }
 

@@ -4,8 +4,7 @@ import type { SqlCompilerHooks } from '../dialect.js';
 import { compileFilter } from './compile-filter.js';
 import { compileOrderBy } from './compile-order.js';
 import { compileCount, compileObject, compilePageRows, relationRows, type RelationSource } from './compile-select.js';
-import { SqlContext, sqlString } from './sql-context.js';
-import { CLOCK_TABLE } from '../migrate/desired-schema.js';
+import { SqlContext } from './sql-context.js';
 
 /**
  * A read plan compiled to one statement. It depends only on the plan's shape,
@@ -44,8 +43,15 @@ export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPla
   const meta = { parent: root.parent !== undefined, total: root.totalCount };
   const keyCount = root.node.order.length;
   const reversed = root.node.page.fromEnd;
-  // Placeholders are positional on SQLite, so SQL text is produced strictly
-  // left to right: the facts first, then the page.
+  if (root.parent !== undefined && !root.totalCount) {
+    // A sub-collection: the page LEFT JOINed to its parent row, which says whether the parent exists.
+    const parentType = ctx.type(root.parent.type);
+    const parent = ctx.alias();
+    const source = relationRows(ctx, parentType, root.parent.field, ctx.ref(parent, 'id'));
+    const within = { from: `${ctx.table(parentType)} ${parent}`, alias: parent, id: root.parent.id };
+    const rows = compilePageRows(ctx, source, root.node, { extraRow: true, asText: true, within });
+    return finish(ctx, rows, 'list', keyCount, meta, reversed);
+  }
   const facts: string[] = [];
   if (root.parent !== undefined) {
     const parentType = ctx.type(root.parent.type);
@@ -61,6 +67,8 @@ export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPla
     return finish(ctx, rows, 'list', keyCount, meta, reversed);
   }
 
+  // Placeholders are positional on SQLite, so SQL text is produced strictly
+  // left to right: the facts first, then the page.
   // One row of facts LEFT JOINed to the page, so the facts arrive even when the page is empty.
   const rows = compilePageRows(ctx, listSource(ctx, type, root), root.node, { extraRow: true, asText: false });
   const derived = ctx.alias();
@@ -79,22 +87,6 @@ function listSource(ctx: SqlContext, type: ResourceType, root: Extract<ReadRoot,
   return { target: type, alias, from: `${ctx.table(type)} ${alias}`, link: undefined };
 }
 
-/**
- * Every read also returns the change clocks of the tables it read, in the
- * same statement, so a response's validator costs no extra round trip. The
- * text matches `ChangeClock.versionOf`: `table:version` pairs sorted by table.
- */
-function withClock(ctx: SqlContext, sql: string): string {
-  const q = (name: string): string => ctx.sql.quoteIdent(name);
-  const tables = [...ctx.tables].sort();
-  if (tables.length === 0 || !sql.startsWith('SELECT ')) return sql;
-  const pair = ctx.sql.concat([q('table_name'), sqlString(':'), `CAST(${q('version')} AS TEXT)`]);
-  const where = `FROM ${q(CLOCK_TABLE)} WHERE ${q('table_name')} IN (${tables.map(sqlString).join(', ')})`;
-  const clock = `(SELECT ${ctx.sql.stringAgg(pair, q('table_name'))} ${where})`;
-  const changedAt = `(SELECT max(${ctx.sql.jsonTimestamp(q('changed_at'))}) ${where})`;
-  return `SELECT ${clock} AS clock, ${changedAt} AS clock_time, ${sql.slice('SELECT '.length)}`;
-}
-
 function finish(
   ctx: SqlContext,
   sql: string,
@@ -104,7 +96,7 @@ function finish(
   reversed: boolean,
 ): CompiledRead {
   return Object.freeze({
-    sql: withClock(ctx, sql),
+    sql,
     paramOrder: Object.freeze([...ctx.paramOrder]),
     tables: Object.freeze([...ctx.tables].sort()),
     root,

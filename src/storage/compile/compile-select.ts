@@ -1,6 +1,6 @@
 import type { ManyToManyRelation, ResourceType, ScalarField, ToManyRelation } from '../../schema/model.js';
 import { orderSignature } from '../../plan/cursor.js';
-import type { ListNode, OrderKey, ReadNode, Selection } from '../../plan/read-plan.js';
+import type { ListNode, OrderKey, Param, ReadNode, Selection } from '../../plan/read-plan.js';
 import { columnOf, compileFilter } from './compile-filter.js';
 import { compileKeyset, compileOrderBy, derivedOrderColumns, orderColumns } from './compile-order.js';
 import { sqlString, type SqlContext } from './sql-context.js';
@@ -80,6 +80,13 @@ export interface RelationSource {
   readonly from: string;
   /** Condition tying target rows to the parent id expression (none for a root list). */
   readonly link: string | undefined;
+  /**
+   * Many-to-many: the link table's column holding the target's id. Ordering
+   * by it instead of the target's own id is the same order, but one the link
+   * table's primary key (owner, other) already holds, so a page of a
+   * thousand followers is read in order and stops at the limit, unsorted.
+   */
+  readonly linkedId?: string;
 }
 
 /** The rows of relation `fieldName` of the record whose id is `parentId` (an SQL expression). */
@@ -101,6 +108,7 @@ function listRelationRows(ctx: SqlContext, field: ToManyRelation | ManyToManyRel
     alias,
     from: `${ctx.table(target)} ${alias} JOIN ${ctx.joinTable(field.joinTable)} ${join} ON ${ctx.ref(join, field.otherColumn)} = ${ctx.ref(alias, 'id')}`,
     link: `${ctx.ref(join, field.ownColumn)} = ${parentId}`,
+    linkedId: ctx.ref(join, field.otherColumn),
   };
 }
 
@@ -111,15 +119,26 @@ function relationSource(ctx: SqlContext, type: ResourceType, alias: string, fiel
 /**
  * `SELECT j, o0, o1 … FROM … WHERE … ORDER BY … LIMIT n`: the page of rows,
  * each with its JSON and its order-key values (for aggregation order and cursors).
+ *
+ * `within` reads the page of one parent record's relation as
+ * `FROM parent LEFT JOIN rows ON … WHERE parent.id = ?`: no row at all means
+ * no parent, one row with a null `j` an empty page, and (unlike a separate
+ * facts row joined to the page) nothing is materialized on the way.
  */
 export function compilePageRows(
   ctx: SqlContext,
   source: RelationSource,
   node: ListNode,
-  options: { readonly extraRow: boolean; readonly asText: boolean },
+  options: {
+    readonly extraRow: boolean;
+    readonly asText: boolean;
+    readonly within?: { readonly from: string; readonly alias: string; readonly id: Param };
+  },
 ): string {
-  const columns = orderColumns(ctx, source.target, source.alias, node.order);
-  const object = compileObject(ctx, node, source.alias, node.order);
+  const columns = orderColumns(ctx, source, node.order);
+  const built = compileObject(ctx, node, source.alias, node.order);
+  const { within } = options;
+  const object = within === undefined ? built : `CASE WHEN ${ctx.ref(source.alias, 'id')} IS NULL THEN NULL ELSE ${built} END`;
   const where: string[] = [];
   if (source.link !== undefined) where.push(source.link);
   if (node.filter !== undefined) where.push(compileFilter(ctx, source.target, source.alias, node.filter));
@@ -127,9 +146,20 @@ export function compilePageRows(
   if (page.after !== undefined) where.push(compileKeyset(ctx, columns, node.order, page.after, true));
   if (page.before !== undefined) where.push(compileKeyset(ctx, columns, node.order, page.before, false));
   const keys = columns.map((column, i) => `${column.expr} AS o${i}`).join(', ');
+  // Params are positional on SQLite: registered in the order the text uses them.
+  const parentId = within === undefined ? undefined : `${ctx.ref(within.alias, 'id')} = ${ctx.param(within.id)}`;
   const limit = options.extraRow ? `${ctx.param(page.limit)} + 1` : ctx.param(page.limit);
+  const json = `${options.asText ? ctx.sql.jsonText(object) : object} AS j, ${keys}`;
+  if (within !== undefined && parentId !== undefined) {
+    // A join in parentheses keeps the link table inside the LEFT JOIN; a lone table may not have them (PostgreSQL).
+    const rows = source.linkedId === undefined ? source.from : `(${source.from})`;
+    return (
+      `SELECT ${json}, 1 AS parent_found FROM ${within.from} LEFT JOIN ${rows} ON ${where.join(' AND ')} ` +
+      `WHERE ${parentId} ORDER BY ${compileOrderBy(columns, node.order, page.fromEnd)} LIMIT ${limit}`
+    );
+  }
   return (
-    `SELECT ${options.asText ? ctx.sql.jsonText(object) : object} AS j, ${keys} FROM ${source.from}` +
+    `SELECT ${json} FROM ${source.from}` +
     (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
     ` ORDER BY ${compileOrderBy(columns, node.order, page.fromEnd)} LIMIT ${limit}`
   );
@@ -139,7 +169,7 @@ function compileNestedList(ctx: SqlContext, type: ResourceType, alias: string, f
   const source = relationSource(ctx, type, alias, fieldName);
   const rows = compilePageRows(ctx, source, node, { extraRow: false, asText: false });
   const derived = ctx.alias();
-  const keyColumns = derivedOrderColumns(derived, orderColumns(ctx, source.target, source.alias, node.order));
+  const keyColumns = derivedOrderColumns(derived, orderColumns(ctx, source, node.order));
   const aggregate = ctx.sql.jsonArrayAgg(ctx.sql.embedJson(`${derived}.j`), compileOrderBy(keyColumns, node.order, false));
   return ctx.sql.embedJson(`(SELECT ${aggregate} FROM (${rows}) ${derived})`);
 }

@@ -55,8 +55,6 @@ export const postgresHooks = Object.freeze({
   // Compact JSON (as JSON.stringify writes it), as UTF-8, as upper-case hex.
   cursorHex: (values: readonly string[]): string =>
     `upper(encode(convert_to(array_to_json(ARRAY[${values.map((value) => `to_json(${typed(value)})`).join(', ')}])::text, 'UTF8'), 'hex'))`,
-  stringAgg: (valueExpr: string, orderBy: string): string =>
-    `string_agg((${valueExpr})::text, ','${orderBy === '' ? '' : ` ORDER BY ${orderBy}`})`,
   // Each part as text: `||` on an unknown-typed literal or parameter is ambiguous otherwise.
   concat: (parts: readonly string[]): string => `(${parts.map((part) => `(${part})::text`).join(' || ')})`,
   columnType: (scalar: 'ID' | 'String' | 'Int' | 'Float' | 'Boolean' | 'DateTime' | 'JSON'): string => POSTGRES_TYPES[scalar],

@@ -47,8 +47,6 @@ export const sqliteHooks = Object.freeze({
   startsWith: (column: string, param: string): string => `instr(${column}, ${param}) = 1`,
   // hex() is upper-case already; json_array writes the same compact text as JSON.stringify.
   cursorHex: (values: readonly string[]): string => `hex(json_array(${values.join(', ')}))`,
-  stringAgg: (valueExpr: string, orderBy: string): string =>
-    orderBy === '' ? `group_concat(${valueExpr}, ',')` : `group_concat(${valueExpr}, ',' ORDER BY ${orderBy})`,
   concat: (parts: readonly string[]): string => `(${parts.join(' || ')})`,
   columnType: (scalar: 'ID' | 'String' | 'Int' | 'Float' | 'Boolean' | 'DateTime' | 'JSON'): string => SQLITE_TYPES[scalar],
 }) satisfies SqlCompilerHooks;
