@@ -56,7 +56,7 @@ if (args.help) {
   --pg URL             PostgreSQL database to create and drop (default postgres://postgres@127.0.0.1:5432/diglot_bench, or BENCH_PG_URL)
   --no-pg              skip every PostgreSQL peer
   --keep-db            do not drop the PostgreSQL database at the end
-  --profile            instead of the comparison: CPU profiles of Diglot (SQLite) under W1 and W4, summarised
+  --profile            instead of the comparison: CPU profiles of Diglot (SQLite) and its yardstick under W1, W4 and W7 (or --workloads), summarised
 `);
   process.exit(0);
 }
@@ -174,7 +174,7 @@ async function main() {
   const env = await environment();
 
   if (args.profile) {
-    await profile({ root, benchDir, dataDir, processes, log, env, config: { ...config, duration: Number(args.duration ?? 10), warmup: Number(args.warmup ?? 2) } });
+    await profile({ root, benchDir, dataDir, processes, log, env, config: { ...config, workloads: args.workloads?.split(',').map((w) => w.trim().toUpperCase()), duration: Number(args.duration ?? 10), warmup: Number(args.warmup ?? 2) } });
     return;
   }
 

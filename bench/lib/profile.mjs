@@ -16,12 +16,20 @@ import { launchSpec, peerByName } from './peers.mjs';
 import { freePort } from './processes.mjs';
 import { WORKLOADS } from './workloads.mjs';
 
-/** Each profiled workload, with the yardstick profiled beside Diglot for comparison. */
-const PROFILED = [
-  ['W1', 'fastify-sqlite'],
-  ['W4', 'mercurius-sqlite'],
-  ['W7', 'fastify-fixed'],
-];
+/** Each profilable workload, with the yardstick profiled beside Diglot for comparison. */
+const YARDSTICKS = {
+  W1: 'fastify-sqlite',
+  W2: 'fastify-sqlite',
+  W3: 'fastify-sqlite',
+  W4: 'mercurius-sqlite',
+  W5: 'mercurius-sqlite',
+  W6: 'fastify-sqlite',
+  W7: 'fastify-fixed',
+  W8: 'fastify-fixed',
+  W9: 'fastify-sqlite',
+};
+/** Profiled unless `--workloads` names others. */
+const DEFAULT_PROFILED = ['W1', 'W4', 'W7'];
 
 export async function profile({ root, benchDir, dataDir, processes, log, env, config }) {
   log('Data set (SQLite only)');
@@ -30,7 +38,8 @@ export async function profile({ root, benchDir, dataDir, processes, log, env, co
   rmSync(profileDir, { recursive: true, force: true });
   mkdirSync(profileDir, { recursive: true });
   const sections = [];
-  for (const [id, yardstick] of PROFILED) {
+  const profiled = (config.workloads ?? DEFAULT_PROFILED).filter((id) => id in YARDSTICKS).map((id) => [id, YARDSTICKS[id]]);
+  for (const [id, yardstick] of profiled) {
     const workload = WORKLOADS.find((w) => w.id === id);
     for (const peer of ['diglot-sqlite', yardstick]) {
       const port = await freePort();
