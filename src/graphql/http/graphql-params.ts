@@ -1,4 +1,5 @@
 import { ApiError } from '../../errors/api-error.js';
+import { LruCache } from '../../util/lru-cache.js';
 
 /**
  * The GraphQL-over-HTTP request parameters (spec §5), from a POST body or a
@@ -41,7 +42,23 @@ export function paramsFromJson(body: unknown): GraphqlParams {
   };
 }
 
+/**
+ * GET requests that can be cached are repeated verbatim (a persisted query
+ * with the same variables): their parameters are parsed once. The result is
+ * read-only; a query string that fails to parse is not kept.
+ */
+const parsedSearches = new LruCache<string, GraphqlParams>(1000);
+const CACHEABLE_SEARCH = 2048;
+
 export function paramsFromSearch(search: string): GraphqlParams {
+  const known = parsedSearches.get(search);
+  if (known !== undefined) return known;
+  const params = parseSearch(search);
+  if (search.length <= CACHEABLE_SEARCH) parsedSearches.set(search, params);
+  return params;
+}
+
+function parseSearch(search: string): GraphqlParams {
   const params = new URLSearchParams(search);
   const single = (name: string): string | undefined => {
     const values = params.getAll(name);
