@@ -7,7 +7,7 @@ import { BUILT_IN_SCALARS } from './directives.js';
 import type { FieldCommon, FieldDraft } from './drafts.js';
 import { type FieldShape, shapeOf } from './field-shape.js';
 import type { CacheHint, CacheScope, FileField, ScalarField, ScalarName } from './model.js';
-import { type DirectiveUse, type DirectiveUses, readDirectives } from './read-directives.js';
+import { type DirectiveUse, readDirectives } from './read-directives.js';
 import { locate, type ProblemList } from './schema-problem.js';
 
 /** What the loader knows while building one type's fields. */
@@ -173,6 +173,14 @@ function buildScalarField(
     );
   }
 
+  const index = uses.get('index');
+  if (index?.values['fields'] !== undefined) {
+    problems.at(
+      index.argumentNodes.get('fields') ?? index.node,
+      'SCHEMA_BAD_DIRECTIVE_ARGUMENT',
+      `On a field, @index takes no fields: "${qualified}" itself is indexed. An index over several fields goes on the type.`,
+    );
+  }
   const field: ScalarField = {
     kind: 'scalar',
     ...common,
@@ -262,7 +270,7 @@ function resolveCategory(shape: FieldShape, context: FieldContext): Category | u
 }
 
 /** The parts every field kind shares, read from its description and @cache/@deprecated. */
-export function commonOf(node: FieldDefinitionNode, uses: DirectiveUses, problems: ProblemList): FieldCommon {
+export function commonOf(node: FieldDefinitionNode, uses: ReadonlyMap<string, DirectiveUse>, problems: ProblemList): FieldCommon {
   return {
     name: node.name.value,
     description: node.description?.value,
@@ -272,13 +280,13 @@ export function commonOf(node: FieldDefinitionNode, uses: DirectiveUses, problem
   };
 }
 
-export function deprecationOf(uses: DirectiveUses): string | undefined {
+export function deprecationOf(uses: ReadonlyMap<string, DirectiveUse>): string | undefined {
   const use = uses.get('deprecated');
   if (use === undefined) return undefined;
   return typeof use.values.reason === 'string' ? use.values.reason : 'No longer supported';
 }
 
-export function cacheHintOf(uses: DirectiveUses, problems: ProblemList): CacheHint | undefined {
+export function cacheHintOf(uses: ReadonlyMap<string, DirectiveUse>, problems: ProblemList): CacheHint | undefined {
   const use = uses.get('cache');
   if (use === undefined) return undefined;
   const maxAge = use.values.maxAge as number;

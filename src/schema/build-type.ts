@@ -62,6 +62,14 @@ export function buildTypeDraft(
     deprecated: deprecationOf(uses),
     location: locate(declaration.node.name),
     fields,
+    indexes: uses.all('index').flatMap((use) => {
+      const names = use.values['fields'] as readonly string[] | null | undefined;
+      if (names === undefined || names === null || names.length === 0) {
+        problems.at(use.node, 'SCHEMA_BAD_DIRECTIVE_ARGUMENT', `On a type, @index needs the fields it covers, in order: @index(fields: ["author", "createdAt"]).`);
+        return [];
+      }
+      return [{ fields: names, node: use.argumentNodes.get('fields') ?? use.node }];
+    }),
   };
 }
 

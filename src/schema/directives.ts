@@ -23,8 +23,13 @@ enum CacheScope {
 "No two records of the type hold the same value (a unique index)."
 directive @unique on FIELD_DEFINITION
 
-"The column is indexed, for filters and orders on it."
-directive @index on FIELD_DEFINITION
+"""
+On a field: its column is indexed, for filters and orders on it. On a type:
+one index over several of its fields, in order, for lists filtered by the
+first ones and ordered by the rest, such as a user's newest posts:
+type Post @index(fields: ["author", "createdAt"]). Repeat it for more.
+"""
+directive @index(fields: [String!]) repeatable on FIELD_DEFINITION | OBJECT
 
 "Clients may read the field but never write it."
 directive @readonly on FIELD_DEFINITION

@@ -1,4 +1,4 @@
-import type { ConstValueNode, NameNode } from 'graphql';
+import type { ASTNode, ConstValueNode, NameNode } from 'graphql';
 import type { CacheHint, FileField, ScalarField, SourceLocation } from './model.js';
 
 /** What every field kind has (model.ts's FieldBase, which it does not export). */
@@ -41,4 +41,12 @@ export interface TypeDraft {
   readonly location: SourceLocation;
   /** In declaration order, `id` first. */
   readonly fields: readonly FieldDraft[];
+  /** `@index(fields: […])` on the type: field names, checked once relations are paired. */
+  readonly indexes: readonly IndexDraft[];
+}
+
+export interface IndexDraft {
+  readonly fields: readonly string[];
+  /** Where problems with one of the names point: the `fields` argument. */
+  readonly node: ASTNode;
 }

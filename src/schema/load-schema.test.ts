@@ -120,6 +120,7 @@ describe('the example schema', () => {
     expect(model.typesByName.get('Product')?.fieldsByName.get('priceCents')?.deprecated).toBe('Use price.');
     expect(model.typesByName.get('Product')?.fieldsByName.get('soldCount')).toMatchObject({ readonly: true, optionalOnCreate: true, default: { value: 0 } });
     expect(model.typesByName.get('Order')?.fieldsByName.get('status')).toMatchObject({ enum: 'OrderStatus', default: { value: 'PENDING' } });
+    expect(model.typesByName.get('Post')?.indexes).toEqual([['author', 'createdAt']]);
   });
 
   it('keeps descriptions and locations', async () => {
@@ -298,6 +299,34 @@ describe('problems', () => {
     ]);
     expect(problemsOf('type Person { id: ID! } type People { id: ID! }').map((p) => p.code)).toContain('SCHEMA_NAME_COLLISION');
     expect(problemsOf('type user { id: ID! } type User { id: ID! }').map((p) => p.code)).toContain('SCHEMA_NAME_COLLISION');
+  });
+
+  it('reads indexes over several fields from the type, relations by name', () => {
+    const model = modelOf(
+      'type User { id: ID! name: String! posts: [Post!]! }\n' +
+        'type Post @index(fields: ["author", "createdAt"]) @index(fields: ["title"]) { id: ID! title: String! author: User! createdAt: DateTime! @createdAt }',
+    );
+    expect(model.typesByName.get('Post')?.indexes).toEqual([['author', 'createdAt'], ['title']]);
+    expect(model.typesByName.get('User')?.indexes).toEqual([]);
+  });
+
+  it('reports an index over fields that do not exist or have no column of their own', () => {
+    const sdl =
+      'type User { id: ID! name: String! posts: [Post!]! }\n' +
+      'type Post @index(fields: ["autor"]) @index(fields: ["tags", "author"]) @index(fields: ["title", "title"]) @index {\n' +
+      '  id: ID! title: String! tags: [String!] author: User! data: JSON @index(fields: ["title"])\n' +
+      '}\n' +
+      'type Tag @index(fields: ["posts"]) { id: ID! posts: [Post!]! }';
+    const problems = problemsOf(sdl);
+    expect(problems.map((p) => [p.code, p.line, p.message])).toEqual([
+      ['SCHEMA_BAD_DIRECTIVE_ARGUMENT', 2, '@index names "autor", which is not a field of Post.'],
+      ['SCHEMA_BAD_DIRECTIVE_ARGUMENT', 2, expect.stringContaining('@index cannot cover "Post.tags"')],
+      ['SCHEMA_BAD_DIRECTIVE_ARGUMENT', 2, '@index names "title" twice.'],
+      ['SCHEMA_BAD_DIRECTIVE_ARGUMENT', 2, expect.stringContaining('On a type, @index needs the fields it covers')],
+      ['SCHEMA_MISPLACED_DIRECTIVE', 3, expect.stringContaining('@index')],
+      ['SCHEMA_BAD_DIRECTIVE_ARGUMENT', 5, expect.stringContaining('@index cannot cover "Tag.posts"')],
+    ]);
+    expect(problems[0]?.suggestion).toBe('author');
   });
 
   it('reports an empty schema', () => {

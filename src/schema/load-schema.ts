@@ -1,3 +1,4 @@
+import { suggest } from '../util/suggest.js';
 import { readFile } from 'node:fs/promises';
 import { buildTypeDraft } from './build-type.js';
 import { checkJoinTableCollisions, checkNameCollisions } from './check-names.js';
@@ -51,6 +52,7 @@ export function loadSchema(sources: readonly SchemaSource[]): LoadSchemaResult {
   checkNameCollisions(drafts, problems);
   const relations = pairRelations(drafts, problems);
   checkJoinTableCollisions(drafts, relations.joinTables, problems);
+  for (const draft of drafts) checkTypeIndexes(draft, relations, problems);
 
   if (problems.size > 0) return { ok: false, problems: problems.sorted() };
 
@@ -108,5 +110,32 @@ function finishType(draft: TypeDraft, relations: PairedRelations): ResourceType 
     cache: draft.cache,
     deprecated: draft.deprecated,
     location: draft.location,
+    indexes: draft.indexes.map((index) => index.fields),
   };
+}
+
+/** Each name in a type's `@index(fields:)` must be a field stored in a column of its own, named once. */
+function checkTypeIndexes(draft: TypeDraft, relations: PairedRelations, problems: ProblemList): void {
+  const fields = new Map(draft.fields.map((field) => [field.kind === 'stored' ? field.field.name : field.draft.common.name, field]));
+  for (const index of draft.indexes) {
+    const seen = new Set<string>();
+    for (const name of index.fields) {
+      const draftField = fields.get(name);
+      if (draftField === undefined) {
+        problems.at(index.node, 'SCHEMA_BAD_DIRECTIVE_ARGUMENT', `@index names "${name}", which is not a field of ${draft.name}.`, suggest(name, [...fields.keys()]));
+        continue;
+      }
+      if (seen.has(name)) problems.at(index.node, 'SCHEMA_BAD_DIRECTIVE_ARGUMENT', `@index names "${name}" twice.`);
+      seen.add(name);
+      const field = draftField.kind === 'stored' ? draftField.field : relations.fields.get(draftField.draft);
+      const column = field !== undefined && (field.kind === 'toOne' || (field.kind === 'scalar' && !field.list && field.scalar !== 'JSON'));
+      if (!column) {
+        problems.at(
+          index.node,
+          'SCHEMA_BAD_DIRECTIVE_ARGUMENT',
+          `@index cannot cover "${draft.name}.${name}": only single-value fields and to-one relations are stored in a column that can be indexed.`,
+        );
+      }
+    }
+  }
 }

@@ -114,6 +114,8 @@ export interface ResourceType {
   readonly cache: CacheHint | undefined;
   readonly deprecated: string | undefined;
   readonly location: SourceLocation;
+  /** Indexes over several fields (`@index(fields:)` on the type): field names, each stored in a column. */
+  readonly indexes: readonly (readonly string[])[];
 }
 
 export interface EnumType {

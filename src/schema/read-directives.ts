@@ -19,7 +19,21 @@ export interface DirectiveUse {
   readonly argumentNodes: ReadonlyMap<string, ConstValueNode>;
 }
 
-export type DirectiveUses = ReadonlyMap<string, DirectiveUse>;
+/** The valid uses by name; a repeatable directive's uses are all in `all(name)`. */
+export class DirectiveUses extends Map<string, DirectiveUse> {
+  private readonly repeated = new Map<string, DirectiveUse[]>();
+
+  add(name: string, use: DirectiveUse, repeatable: boolean): void {
+    if (!this.has(name)) this.set(name, use);
+    if (repeatable) this.repeated.set(name, [...(this.repeated.get(name) ?? []), use]);
+  }
+
+  /** Every valid use of `name`, in order. */
+  all(name: string): readonly DirectiveUse[] {
+    const use = this.get(name);
+    return this.repeated.get(name) ?? (use === undefined ? [] : [use]);
+  }
+}
 
 /**
  * Checks the directives on one SDL element against the prelude's definitions
@@ -37,7 +51,7 @@ export function readDirectives(
   location: DirectiveLocation,
   problems: ProblemList,
 ): DirectiveUses {
-  const uses = new Map<string, DirectiveUse>();
+  const uses = new DirectiveUses();
   const seen = new Set<string>();
   for (const node of nodes ?? []) {
     const name = node.name.value;
@@ -100,7 +114,7 @@ export function readDirectives(
         valid = false;
       }
     }
-    if (valid) uses.set(name, { node, values, argumentNodes });
+    if (valid) uses.add(name, { node, values, argumentNodes }, definition.isRepeatable);
   }
   return uses;
 }

@@ -35,6 +35,11 @@ function resourceTable(model: Model, type: ResourceType): TableSpec {
     const index = fieldIndex(type.table, field, spec);
     if (index !== undefined) indexes.push(index);
   }
+  for (const names of type.indexes) {
+    // The schema loader checked that each name is a field with a column of its own.
+    const columns = names.map((name) => columnOfField(type.fieldsByName.get(name)));
+    indexes.push(Object.freeze({ name: constraintName(type.table, columns.join('_'), 'idx'), table: type.table, columns: Object.freeze(columns), unique: false }));
+  }
   return freezeTable({ name: type.table, kind: 'resource', type: type.name, columns, primaryKey: [idColumn], indexes });
 }
 
@@ -74,6 +79,11 @@ function fieldColumn(model: Model, type: ResourceType, field: Field): ColumnSpec
     case 'manyToMany':
       return undefined;
   }
+}
+
+function columnOfField(field: Field | undefined): string {
+  if (field?.kind === 'scalar' || field?.kind === 'toOne') return field.column;
+  throw new Error(`@index names ${field?.name ?? 'a missing field'}, which has no column`);
 }
 
 function fieldIndex(table: string, field: Field, spec: ColumnSpec): IndexSpec | undefined {
