@@ -49,7 +49,9 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
             redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
           },
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // Both front-ends read the raw query string with their own grammar (qs for REST's brackets, GraphQL's
+    // JSON parameters), so Fastify's own parse of every query string would be work thrown away.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200, querystringParser: () => ({}) },
     // Clients' request ids are kept for correlation; otherwise we make one.
     requestIdHeader: 'x-request-id',
     // Errors the router raises before any route runs (a path too long to route, a bad URL encoding) get problem+json too.
