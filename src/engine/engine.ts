@@ -102,7 +102,8 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
 
   const readCached = async (request: CachedReadRequest): Promise<CachedReadResponse> => {
     const policy = cachePolicyOf(model, request.plans);
-    const tables = [...new Set(request.plans.flatMap((plan) => reader.compile(plan).tables))];
+    const [only] = request.plans;
+    const tables = request.plans.length === 1 && only !== undefined ? reader.compile(only).tables : [...new Set(request.plans.flatMap((plan) => reader.compile(plan).tables))];
     const revalidating = request.ifNoneMatch !== undefined || request.ifModifiedSince !== undefined;
     // Read before the data, so the data is never older than the version its ETag is remembered under.
     const state = await clock.stateOf(tables, revalidating ? 0 : SNAPSHOT_MAX_AGE_MS);
