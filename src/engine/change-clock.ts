@@ -31,6 +31,8 @@ export class ChangeClock {
   private cachedAtWrites = -1;
   /** A refresh under way, shared by the plain reads that arrive meanwhile (never by revalidations). */
   private refreshing: Promise<ClockSnapshot> | undefined;
+  /** The last state worked out for each compiled read's table list, while the snapshot is the same. */
+  private readonly states = new WeakMap<readonly string[], { readonly clocks: ClockSnapshot; readonly state: ClockState }>();
 
   constructor(private readonly db: Database) {}
 
@@ -80,7 +82,12 @@ export class ChangeClock {
    * taken at most `maxAgeMs` ago and with no local commit since.
    */
   async stateOf(tables: readonly string[], maxAgeMs = 0): Promise<ClockState> {
-    return stateFrom(await this.snapshot(maxAgeMs), tables);
+    const clocks = await this.snapshot(maxAgeMs);
+    const known = this.states.get(tables);
+    if (known?.clocks === clocks) return known.state;
+    const state = stateFrom(clocks, tables);
+    this.states.set(tables, { clocks, state });
+    return state;
   }
 
   /** The clocks as a transaction sees them (a precondition checked under the transaction's lock). */
