@@ -7,102 +7,71 @@
 
 import { randomBytes } from 'node:crypto';
 
-/** The API shape of a user: the same fields, names and types Diglot's REST answers with. */
-export function userFromSqlite(r) {
+/**
+ * Rows to the API shape (the same fields, names and types Diglot's REST
+ * answers with). The two drivers differ only in how a boolean, a timestamp and
+ * a JSON column arrive: better-sqlite3 gives 0/1 and text, pg gives booleans,
+ * Dates and parsed JSON.
+ */
+function rowMappers({ bool, time, json }) {
+  const file = (key) => (key === null ? null : `/files/${key}`);
   return {
-    id: r.id,
-    name: r.name,
-    email: r.email,
-    username: r.username,
-    profilePicture: r.profile_picture === null ? null : `/files/${r.profile_picture}`,
-    bio: r.bio,
-    pronouns: r.pronouns,
-    location: r.location,
-    website: r.website,
-    company: r.company,
-    jobTitle: r.job_title,
-    phone: r.phone,
-    birthday: r.birthday,
-    timezone: r.timezone,
-    locale: r.locale,
-    role: r.role,
-    isVerified: r.is_verified === 1,
-    isPrivate: r.is_private === 1,
-    emailNotifications: r.email_notifications === 1,
-    theme: r.theme,
-    interests: r.interests === null ? null : JSON.parse(r.interests),
-    preferences: r.preferences === null ? null : JSON.parse(r.preferences),
-    suspendedReason: r.suspended_reason,
-    lastSeenAt: r.last_seen_at,
-    handle: r.handle,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
+    user: (r) => ({
+      id: r.id,
+      name: r.name,
+      email: r.email,
+      username: r.username,
+      profilePicture: file(r.profile_picture),
+      bio: r.bio,
+      pronouns: r.pronouns,
+      location: r.location,
+      website: r.website,
+      company: r.company,
+      jobTitle: r.job_title,
+      phone: r.phone,
+      birthday: time(r.birthday),
+      timezone: r.timezone,
+      locale: r.locale,
+      role: r.role,
+      isVerified: bool(r.is_verified),
+      isPrivate: bool(r.is_private),
+      emailNotifications: bool(r.email_notifications),
+      theme: r.theme,
+      interests: json(r.interests),
+      preferences: json(r.preferences),
+      suspendedReason: r.suspended_reason,
+      lastSeenAt: time(r.last_seen_at),
+      handle: r.handle,
+      createdAt: time(r.created_at),
+      updatedAt: time(r.updated_at),
+    }),
+    post: (r) => ({
+      id: r.id,
+      title: r.title,
+      body: r.body,
+      author: r.author_id,
+      status: r.status,
+      publishedAt: time(r.published_at),
+      tags: json(r.tags),
+      cover: file(r.cover),
+      createdAt: time(r.created_at),
+      updatedAt: time(r.updated_at),
+    }),
   };
 }
 
-export function postFromSqlite(r) {
-  return {
-    id: r.id,
-    title: r.title,
-    body: r.body,
-    author: r.author_id,
-    status: r.status,
-    publishedAt: r.published_at,
-    tags: r.tags === null ? null : JSON.parse(r.tags),
-    cover: r.cover === null ? null : `/files/${r.cover}`,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
-
-const iso = (value) => (value === null ? null : value.toISOString());
-
-export function userFromPg(r) {
-  return {
-    id: r.id,
-    name: r.name,
-    email: r.email,
-    username: r.username,
-    profilePicture: r.profile_picture === null ? null : `/files/${r.profile_picture}`,
-    bio: r.bio,
-    pronouns: r.pronouns,
-    location: r.location,
-    website: r.website,
-    company: r.company,
-    jobTitle: r.job_title,
-    phone: r.phone,
-    birthday: iso(r.birthday),
-    timezone: r.timezone,
-    locale: r.locale,
-    role: r.role,
-    isVerified: r.is_verified,
-    isPrivate: r.is_private,
-    emailNotifications: r.email_notifications,
-    theme: r.theme,
-    interests: r.interests,
-    preferences: r.preferences,
-    suspendedReason: r.suspended_reason,
-    lastSeenAt: iso(r.last_seen_at),
-    handle: r.handle,
-    createdAt: iso(r.created_at),
-    updatedAt: iso(r.updated_at),
-  };
-}
-
-export function postFromPg(r) {
-  return {
-    id: r.id,
-    title: r.title,
-    body: r.body,
-    author: r.author_id,
-    status: r.status,
-    publishedAt: iso(r.published_at),
-    tags: r.tags,
-    cover: r.cover === null ? null : `/files/${r.cover}`,
-    createdAt: iso(r.created_at),
-    updatedAt: iso(r.updated_at),
-  };
-}
+const fromSqlite = rowMappers({
+  bool: (value) => value === 1,
+  time: (value) => value,
+  json: (value) => (value === null ? null : JSON.parse(value)),
+});
+const fromPg = rowMappers({
+  bool: (value) => value,
+  time: (value) => (value === null ? null : value.toISOString()),
+  json: (value) => value,
+});
+export const { user: userFromSqlite, post: postFromSqlite } = fromSqlite;
+export const { user: userFromPg, post: postFromPg } = fromPg;
 
 /** A new record's id: time-ordered and unique, as an application would make one. */
 export function newId() {
