@@ -191,8 +191,11 @@ function buildOrder(type: ResourceType, requested: readonly OrderKey[], path: st
     // The id is unique: keys after it can never matter.
     if (key.field === 'id') return order;
   }
-  // A unique last key makes the order total, which keyset paging needs.
-  order.push({ field: 'id', direction: 'asc' });
+  // A unique last key makes the order total, which keyset paging needs. It
+  // runs the same way as the key before it, so an index on (…, key, id) read
+  // backwards hands a `sort=-createdAt` page over in order, with no sort step
+  // (every non-unique index ends with the id: see desired-schema.ts).
+  order.push({ field: 'id', direction: order.at(-1)?.direction ?? 'asc' });
   return order;
 }
 

@@ -244,6 +244,22 @@ describeEachDialect('REST API', (ctx) => {
       const sorted = [...rows].sort((x, y) => (x.status < y.status ? -1 : x.status > y.status ? 1 : x.title < y.title ? 1 : x.title > y.title ? -1 : 0));
       expect(rows).toEqual(sorted);
     });
+
+    it('ties are broken by id in the direction of the last key, and cursors page through them', async () => {
+      const ids = async (query: string): Promise<string[]> => (await call('GET', `/users?fields=id&limit=100&${query}`)).json.data.map((u: { id: string }) => u.id);
+      const descending = await ids('sort=-role');
+      expect(descending.length).toBeGreaterThan(3);
+      expect(descending).toEqual(await ids('sort=-role,-id'));
+      expect(descending).not.toEqual(await ids('sort=-role,id'));
+      expect(await ids('sort=role')).toEqual(await ids('sort=role,id'));
+      const paged: string[] = [];
+      for (let path: string | null = '/users?fields=id&sort=-role&limit=4'; path !== null; ) {
+        const page = await call('GET', path);
+        paged.push(...page.json.data.map((u: { id: string }) => u.id));
+        path = page.json.nextCursor === null ? null : `/users?fields=id&sort=-role&limit=4&after=${page.json.nextCursor as string}`;
+      }
+      expect(paged).toEqual(descending);
+    });
   });
 
   describe('HTTP caching', () => {

@@ -32,13 +32,13 @@ function resourceTable(model: Model, type: ResourceType): TableSpec {
     const spec = fieldColumn(model, type, field);
     if (spec === undefined) continue;
     columns.push(spec);
-    const index = fieldIndex(type.table, field, spec);
+    const index = fieldIndex(type.table, field, spec, idColumn);
     if (index !== undefined) indexes.push(index);
   }
   for (const names of type.indexes) {
     // The schema loader checked that each name is a field with a column of its own.
     const columns = names.map((name) => columnOfField(type.fieldsByName.get(name)));
-    indexes.push(Object.freeze({ name: constraintName(type.table, columns.join('_'), 'idx'), table: type.table, columns: Object.freeze(columns), unique: false }));
+    indexes.push(index(type.table, columns, false, idColumn));
   }
   return freezeTable({ name: type.table, kind: 'resource', type: type.name, columns, primaryKey: [idColumn], indexes });
 }
@@ -86,15 +86,15 @@ function columnOfField(field: Field | undefined): string {
   throw new Error(`@index names ${field?.name ?? 'a missing field'}, which has no column`);
 }
 
-function fieldIndex(table: string, field: Field, spec: ColumnSpec): IndexSpec | undefined {
+function fieldIndex(table: string, field: Field, spec: ColumnSpec, idColumn: string): IndexSpec | undefined {
   // JSON columns have no ordering (PostgreSQL's json type has no b-tree
   // operators), so they are never indexed; the schema loader rejects @unique
   // and @index on them.
   if (spec.type === 'JSON') return undefined;
-  if (field.kind === 'scalar' && field.unique) return index(table, spec.name, true);
-  if (field.kind === 'scalar' && field.indexed) return index(table, spec.name, false);
+  if (field.kind === 'scalar' && field.unique) return index(table, [spec.name], true);
+  if (field.kind === 'scalar' && field.indexed) return index(table, [spec.name], false, idColumn);
   // Every foreign key is indexed: cascades and `/users/42/posts` look rows up by it.
-  if (field.kind === 'toOne') return index(table, spec.name, false);
+  if (field.kind === 'toOne') return index(table, [spec.name], false, idColumn);
   return undefined;
 }
 
@@ -115,8 +115,9 @@ function joinTable(model: Model, join: JoinTable): TableSpec {
     type: undefined,
     columns: [link(join.sourceColumn, join.sourceType), link(join.targetColumn, join.targetType)],
     primaryKey: [join.sourceColumn, join.targetColumn],
-    // The primary key serves lookups by source; this one serves the inverse side.
-    indexes: [index(join.name, join.targetColumn, false)],
+    // The primary key serves lookups by source; this one serves the inverse
+    // side, whose pages are ordered by the source column.
+    indexes: [index(join.name, [join.targetColumn], false, join.sourceColumn)],
   });
 }
 
@@ -180,8 +181,18 @@ function column(
   });
 }
 
-function index(table: string, column: string, unique: boolean): IndexSpec {
-  return Object.freeze({ name: constraintName(table, column, unique ? 'key' : 'idx'), table, columns: Object.freeze([column]), unique });
+/**
+ * An index over `columns`, named after them. A non-unique index ends with the
+ * key its rows are ordered by (`tieBreak`): every list Diglot reads breaks ties
+ * by id, so `WHERE author_id = ? ORDER BY created_at DESC, id DESC LIMIT 10`
+ * walks (author_id, created_at, id) in order and stops after ten entries,
+ * where an index without the id makes the database fetch and sort every one
+ * of the author's posts first (on a rowid table SQLite's implicit last column
+ * is the rowid, not the id).
+ */
+function index(table: string, columns: readonly string[], unique: boolean, tieBreak?: string): IndexSpec {
+  const ordered = tieBreak === undefined || unique || columns.includes(tieBreak) ? columns : [...columns, tieBreak];
+  return Object.freeze({ name: constraintName(table, columns.join('_'), unique ? 'key' : 'idx'), table, columns: Object.freeze(ordered), unique });
 }
 
 function freezeTable(table: TableSpec): TableSpec {

@@ -108,14 +108,18 @@ describeEachDialect('migrate from an empty database', (ctx) => {
     expect(users?.primaryKey).toEqual(['id']);
     expect(users?.indexes).toEqual([{ name: 'users_email_key', columns: ['email'], unique: true }]);
     const posts = schema.tables.get('posts');
-    expect(posts?.indexes.map((index) => index.name)).toEqual(['posts_author_id_idx', 'posts_editor_id_idx']);
+    // Non-unique indexes end with the id, the tie-break of every list's order.
+    expect(posts?.indexes.map((index) => [index.name, index.columns])).toEqual([
+      ['posts_author_id_idx', ['author_id', 'id']],
+      ['posts_editor_id_idx', ['editor_id', 'id']],
+    ]);
     expect(posts?.foreignKeys.map((fk) => [fk.column, fk.table, fk.onDelete]).sort()).toEqual([
       ['author_id', 'users', 'cascade'],
       ['editor_id', 'users', 'set null'],
     ]);
     const join = schema.tables.get('users_followers');
     expect(join?.primaryKey).toEqual(['source_id', 'target_id']);
-    expect(join?.indexes.map((index) => index.columns)).toEqual([['target_id']]);
+    expect(join?.indexes.map((index) => index.columns)).toEqual([['target_id', 'source_id']]);
     expect([...(schema.clockTables ?? [])].sort()).toEqual(['posts', 'users', 'users_followers']);
 
     const versions = await db.all<{ version: number; model_hash: string }>(`SELECT version, model_hash FROM ${MIGRATIONS_TABLE}`);
@@ -165,6 +169,23 @@ describeEachDialect('migrate: adding fields', (ctx) => {
     const indexes = (await db.schema.introspect(db)).tables.get('posts')?.indexes.map((index) => index.name);
     expect(indexes).toContain('posts_slug_key');
     expect((await migrate(db, grown)).steps).toEqual([]);
+  });
+
+  it('rebuilds an index that lacks the id tie-break (as earlier versions made it), losing nothing', async () => {
+    const model = modelOf(BASE);
+    const db = await migrated(ctx, model);
+    await seed(db);
+    await db.run('DROP INDEX posts_author_id_idx');
+    await db.run('CREATE INDEX posts_author_id_idx ON posts (author_id)');
+    const result = await migrate(db, model);
+    expect(result.steps.map((step) => [step.description, step.destructive])).toEqual([
+      ['drop index posts_author_id_idx', false],
+      ['create index posts_author_id_idx', false],
+    ]);
+    const posts = (await db.schema.introspect(db)).tables.get('posts');
+    expect(posts?.indexes.find((index) => index.name === 'posts_author_id_idx')?.columns).toEqual(['author_id', 'id']);
+    expect(await db.all('SELECT id FROM posts ORDER BY id')).toEqual([{ id: 'p1' }, { id: 'p2' }]);
+    expect((await migrate(db, model)).steps).toEqual([]);
   });
 
   it('refuses a required field without a default on a table with rows, naming the fix', async () => {

@@ -23,7 +23,7 @@
         },
         {
           "field": "id",
-          "direction": "asc"
+          "direction": "desc"
         }
       ],
       "page": {
@@ -48,6 +48,6 @@
   ]
 }
 -- sqlite
-SELECT CASE WHEN t1."id" IS NULL THEN NULL ELSE json_object('id', t1."id", 'cursor', hex(json_array('-createdAt,id', t1."created_at", t1."id"))) END AS j, t1."created_at" AS o0, t2."source_id" AS o1, 1 AS parent_found FROM "users" t0 LEFT JOIN ("users" t1 JOIN "users_followers" t2 ON t2."source_id" = t1."id") ON t2."target_id" = t0."id" WHERE t0."id" = ? ORDER BY t1."created_at" ASC, t2."source_id" DESC LIMIT ? + 1
+SELECT CASE WHEN t1."id" IS NULL THEN NULL ELSE json_object('id', t1."id", 'cursor', hex(json_array('-createdAt,-id', t1."created_at", t1."id"))) END AS j, t1."created_at" AS o0, t2."source_id" AS o1, 1 AS parent_found FROM "users" t0 LEFT JOIN ("users" t1 JOIN "users_followers" t2 ON t2."source_id" = t1."id") ON t2."target_id" = t0."id" WHERE t0."id" = ? ORDER BY t1."created_at" ASC, t2."source_id" ASC LIMIT ? + 1
 -- postgres
-SELECT (CASE WHEN t1."id" IS NULL THEN NULL ELSE (SELECT row_to_json(_dj) FROM (SELECT t1."id" AS "id", upper(encode(convert_to(array_to_json(ARRAY[to_json('-createdAt,id'::text), to_json(to_char((t1."created_at") AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')), to_json(t1."id")])::text, 'UTF8'), 'hex')) AS "cursor") _dj) END)::text AS j, t1."created_at" AS o0, t2."source_id" AS o1, 1 AS parent_found FROM "users" t0 LEFT JOIN ("users" t1 JOIN "users_followers" t2 ON t2."source_id" = t1."id") ON t2."target_id" = t0."id" WHERE t0."id" = $1 ORDER BY t1."created_at" ASC, t2."source_id" DESC LIMIT $2 + 1
+SELECT (CASE WHEN t1."id" IS NULL THEN NULL ELSE (SELECT row_to_json(_dj) FROM (SELECT t1."id" AS "id", upper(encode(convert_to(array_to_json(ARRAY[to_json('-createdAt,-id'::text), to_json(to_char((t1."created_at") AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')), to_json(t1."id")])::text, 'UTF8'), 'hex')) AS "cursor") _dj) END)::text AS j, t1."created_at" AS o0, t2."source_id" AS o1, 1 AS parent_found FROM "users" t0 LEFT JOIN ("users" t1 JOIN "users_followers" t2 ON t2."source_id" = t1."id") ON t2."target_id" = t0."id" WHERE t0."id" = $1 ORDER BY t1."created_at" ASC, t2."source_id" ASC LIMIT $2 + 1

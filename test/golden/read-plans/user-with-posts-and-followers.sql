@@ -31,7 +31,7 @@
               },
               {
                 "field": "id",
-                "direction": "asc"
+                "direction": "desc"
               }
             ],
             "page": {
@@ -82,6 +82,6 @@
   ]
 }
 -- sqlite
-SELECT json_object('name', t0."name", 'posts', json((SELECT json_group_array(json(t2.j) ORDER BY t2.o0 DESC, t2.o1 ASC) FROM (SELECT json_object('title', t1."title") AS j, t1."created_at" AS o0, t1."id" AS o1 FROM "posts" t1 WHERE t1."author_id" = t0."id" ORDER BY t1."created_at" DESC, t1."id" ASC LIMIT ?) t2)), 'followers', json((SELECT json_group_array(json(t5.j) ORDER BY t5.o0 ASC) FROM (SELECT json_object('name', t3."name") AS j, t4."target_id" AS o0 FROM "users" t3 JOIN "users_followers" t4 ON t4."target_id" = t3."id" WHERE t4."source_id" = t0."id" ORDER BY t4."target_id" ASC LIMIT ?) t5))) AS j FROM "users" t0 WHERE t0."id" = ?
+SELECT json_object('name', t0."name", 'posts', json((SELECT json_group_array(json(t2.j) ORDER BY t2.o0 DESC, t2.o1 DESC) FROM (SELECT json_object('title', t1."title") AS j, t1."created_at" AS o0, t1."id" AS o1 FROM "posts" t1 WHERE t1."author_id" = t0."id" ORDER BY t1."created_at" DESC, t1."id" DESC LIMIT ?) t2)), 'followers', json((SELECT json_group_array(json(t5.j) ORDER BY t5.o0 ASC) FROM (SELECT json_object('name', t3."name") AS j, t4."target_id" AS o0 FROM "users" t3 JOIN "users_followers" t4 ON t4."target_id" = t3."id" WHERE t4."source_id" = t0."id" ORDER BY t4."target_id" ASC LIMIT ?) t5))) AS j FROM "users" t0 WHERE t0."id" = ?
 -- postgres
-SELECT ((SELECT row_to_json(_dj) FROM (SELECT t0."name" AS "name", ((SELECT coalesce(array_to_json(array_agg((t2.j)::json ORDER BY t2.o0 DESC, t2.o1 ASC)), '[]'::json) FROM (SELECT (SELECT row_to_json(_dj) FROM (SELECT t1."title" AS "title") _dj) AS j, t1."created_at" AS o0, t1."id" AS o1 FROM "posts" t1 WHERE t1."author_id" = t0."id" ORDER BY t1."created_at" DESC, t1."id" ASC LIMIT $1) t2))::json AS "posts", ((SELECT coalesce(array_to_json(array_agg((t5.j)::json ORDER BY t5.o0 ASC)), '[]'::json) FROM (SELECT (SELECT row_to_json(_dj) FROM (SELECT t3."name" AS "name") _dj) AS j, t4."target_id" AS o0 FROM "users" t3 JOIN "users_followers" t4 ON t4."target_id" = t3."id" WHERE t4."source_id" = t0."id" ORDER BY t4."target_id" ASC LIMIT $2) t5))::json AS "followers") _dj))::text AS j FROM "users" t0 WHERE t0."id" = $3
+SELECT ((SELECT row_to_json(_dj) FROM (SELECT t0."name" AS "name", ((SELECT coalesce(array_to_json(array_agg((t2.j)::json ORDER BY t2.o0 DESC, t2.o1 DESC)), '[]'::json) FROM (SELECT (SELECT row_to_json(_dj) FROM (SELECT t1."title" AS "title") _dj) AS j, t1."created_at" AS o0, t1."id" AS o1 FROM "posts" t1 WHERE t1."author_id" = t0."id" ORDER BY t1."created_at" DESC, t1."id" DESC LIMIT $1) t2))::json AS "posts", ((SELECT coalesce(array_to_json(array_agg((t5.j)::json ORDER BY t5.o0 ASC)), '[]'::json) FROM (SELECT (SELECT row_to_json(_dj) FROM (SELECT t3."name" AS "name") _dj) AS j, t4."target_id" AS o0 FROM "users" t3 JOIN "users_followers" t4 ON t4."target_id" = t3."id" WHERE t4."source_id" = t0."id" ORDER BY t4."target_id" ASC LIMIT $2) t5))::json AS "followers") _dj))::text AS j FROM "users" t0 WHERE t0."id" = $3
