@@ -31,6 +31,10 @@ export class ChangeClock {
   private cachedAtWrites = -1;
   /** A refresh under way, shared by the plain reads that arrive meanwhile (never by revalidations). */
   private refreshing: Promise<ClockSnapshot> | undefined;
+  /** The last fresh read sent (see `fresh`), until it is back. */
+  private freshInFlight: Promise<ClockSnapshot> | undefined;
+  /** The fresh read that goes out when `freshInFlight` is back, shared by every revalidation that arrives meanwhile. */
+  private freshQueued: Promise<ClockSnapshot> | undefined;
   /** The last state worked out for each compiled read's table list, while the snapshot is the same. */
   private readonly states = new WeakMap<readonly string[], { readonly clocks: ClockSnapshot; readonly state: ClockState }>();
 
@@ -95,18 +99,50 @@ export class ChangeClock {
     return stateFrom(await this.readClocks(tx), tables);
   }
 
-  private async snapshot(maxAgeMs: number): Promise<ClockSnapshot> {
-    const now = Date.now();
-    const unchangedHere = this.cached !== undefined && this.cachedAtWrites === this.localWrites;
-    if (maxAgeMs > 0) {
-      if (unchangedHere && now - this.checkedAt <= maxAgeMs) return this.cached as ClockSnapshot;
-      this.refreshing ??= this.refresh(now, unchangedHere).finally(() => (this.refreshing = undefined));
-      return this.refreshing;
-    }
-    return this.refresh(now, unchangedHere);
+  private snapshot(maxAgeMs: number): Promise<ClockSnapshot> {
+    if (maxAgeMs === 0) return this.fresh();
+    if (this.unchangedHere() && Date.now() - this.checkedAt <= maxAgeMs) return Promise.resolve(this.cached as ClockSnapshot);
+    this.refreshing ??= this.refresh().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
   }
 
-  private async refresh(now: number, unchangedHere: boolean): Promise<ClockSnapshot> {
+  /**
+   * The clocks as they are now, for a revalidation. "Now" means as of a read
+   * sent after the caller arrived: a commit acknowledged before the request
+   * came in is then always seen, whichever instance made it. So a caller may
+   * share a read that has not been sent yet, never one already under way.
+   * Under load this is group commit in reverse: while one read is out, every
+   * revalidation that arrives waits for the next, and that one read serves
+   * them all (on PostgreSQL a round trip per batch instead of per request;
+   * SQLite's read is synchronous, so there it never has company).
+   */
+  private fresh(): Promise<ClockSnapshot> {
+    if (this.freshQueued !== undefined) return this.freshQueued;
+    const send = (): Promise<ClockSnapshot> => {
+      const read = this.refresh();
+      this.freshInFlight = read;
+      const settle = (): void => {
+        if (this.freshInFlight === read) this.freshInFlight = undefined;
+      };
+      read.then(settle, settle);
+      return read;
+    };
+    if (this.freshInFlight === undefined) return send();
+    const queued = this.freshInFlight.catch(() => undefined).then(() => {
+      this.freshQueued = undefined;
+      return send();
+    });
+    this.freshQueued = queued;
+    return queued;
+  }
+
+  private unchangedHere(): boolean {
+    return this.cached !== undefined && this.cachedAtWrites === this.localWrites;
+  }
+
+  private async refresh(): Promise<ClockSnapshot> {
+    const now = Date.now();
+    const unchangedHere = this.unchangedHere();
     const token = this.db.dataVersion === undefined ? undefined : await this.db.dataVersion();
     if (unchangedHere && token !== undefined && token === this.cachedToken) {
       this.checkedAt = now;
