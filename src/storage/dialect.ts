@@ -28,9 +28,10 @@ export interface Database extends SqlRunner {
   /** Runs `work` in one transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T>;
   /**
-   * A number that changes when another connection commits (SQLite's
-   * `PRAGMA data_version`), where the database offers one; lets the change
-   * clock skip re-reading unchanged clocks.
+   * A number that changes whenever another connection commits (on SQLite:
+   * the WAL-index header, else `PRAGMA data_version`), where the database
+   * offers one; lets the change clock skip re-reading unchanged clocks. It
+   * may also change when nothing did, which only costs that re-read.
    */
   readonly dataVersion?: () => Promise<number>;
   /** Reading and changing the schema: what `migrate` works with (each driver supplies its own). */

@@ -10,6 +10,7 @@ import { StorageOpenError } from '../storage-open-error.js';
 import { mapSqliteError } from './map-sqlite-error.js';
 import { sqliteHooks } from './sqlite-hooks.js';
 import { createSqliteSchema } from './sqlite-schema.js';
+import { watchCommits, type CommitWatch } from './wal-commits.js';
 
 export interface SqliteOptions {
   /** Lets errors name model fields (`User.email`) instead of columns. */
@@ -130,6 +131,7 @@ class SqliteDatabase implements Database {
   readonly #begin: BetterSqlite3.Statement;
   readonly #commit: BetterSqlite3.Statement;
   readonly #rollback: BetterSqlite3.Statement;
+  readonly #commits: CommitWatch | undefined;
   #count = 0;
   /** Operations queued behind (or being) a transaction. */
   #queued = 0;
@@ -146,8 +148,14 @@ class SqliteDatabase implements Database {
     this.#begin = db.prepare('BEGIN IMMEDIATE');
     this.#commit = db.prepare('COMMIT');
     this.#rollback = db.prepare('ROLLBACK');
-    const dataVersion = db.prepare('PRAGMA data_version').pluck();
-    this.dataVersion = () => Promise.resolve(dataVersion.get() as number);
+    const watch = db.pragma('journal_mode', { simple: true }) === 'wal' ? watchCommits(db.name) : undefined;
+    this.#commits = watch;
+    if (watch !== undefined) {
+      this.dataVersion = () => Promise.resolve(watch.read());
+    } else {
+      const dataVersion = db.prepare('PRAGMA data_version').pluck();
+      this.dataVersion = () => Promise.resolve(dataVersion.get() as number);
+    }
     this.schema = createSqliteSchema((work) => this.#exclusive(work, true));
   }
 
@@ -184,7 +192,10 @@ class SqliteDatabase implements Database {
   async close(): Promise<void> {
     await this.#tail;
     this.#cache.clear();
-    if (this.#db.open) this.#db.close();
+    if (this.#db.open) {
+      this.#commits?.close();
+      this.#db.close();
+    }
   }
 
   #all<Row>(sql: string, params: readonly SqlValue[]): Row[] {
