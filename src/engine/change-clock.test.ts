@@ -84,6 +84,12 @@ describeEachDialect('change clocks', (ctx) => {
     expect(after.map((state) => state.version)).toEqual([after[0]?.version, after[0]?.version, after[0]?.version]);
     expect(after[0]?.version).not.toBe(before.version);
     expect(held.reads()).toBe(2);
+
+    // Once the batch is back, the next revalidation sends a read of its own.
+    await commitElsewhere();
+    const next = await clock.stateOf(['users'], 0);
+    expect(next.version).not.toBe(after[0]?.version);
+    expect(held.reads()).toBe(3);
   });
 
   it('a failed clock read fails its own callers only; the revalidations queued behind it still get a fresh read', async () => {

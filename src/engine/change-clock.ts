@@ -11,7 +11,7 @@ import { CLOCK_TABLE } from '../storage/migrate/desired-schema.js';
  *
  * Reading the clocks is one tiny statement, made apart from the data
  * statements and *before* them. Where the database can say cheaply that
- * nobody committed since the last look (SQLite's `data_version`), the cached
+ * nobody committed since the last look (`Database.dataVersion`), the cached
  * values are reused without touching the table.
  *
  * A revalidation needs the clocks as they are now (`maxAgeMs` 0). A plain
@@ -63,9 +63,9 @@ export class ChangeClock {
   }
 
   /**
-   * After a local commit (`data_version` counts only other connections'):
-   * a snapshot that was current takes the transaction's clock values, so the
-   * read that follows a write needs no look at the clock table.
+   * After a local commit: a snapshot that was current takes the
+   * transaction's clock values, so the plain read that follows a write needs
+   * no look at the clock table.
    */
   noteCommitted(moves: readonly ClockMove[]): void {
     const current = this.cached !== undefined && this.cachedAtWrites === this.localWrites;

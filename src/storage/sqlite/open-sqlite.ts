@@ -10,7 +10,7 @@ import { StorageOpenError } from '../storage-open-error.js';
 import { mapSqliteError } from './map-sqlite-error.js';
 import { sqliteHooks } from './sqlite-hooks.js';
 import { createSqliteSchema } from './sqlite-schema.js';
-import { watchCommits, type CommitWatch } from './wal-commits.js';
+import { watchCommits } from './wal-commits.js';
 
 export interface SqliteOptions {
   /** Lets errors name model fields (`User.email`) instead of columns. */
@@ -131,7 +131,6 @@ class SqliteDatabase implements Database {
   readonly #begin: BetterSqlite3.Statement;
   readonly #commit: BetterSqlite3.Statement;
   readonly #rollback: BetterSqlite3.Statement;
-  readonly #commits: CommitWatch | undefined;
   #count = 0;
   /** Operations queued behind (or being) a transaction. */
   #queued = 0;
@@ -149,7 +148,6 @@ class SqliteDatabase implements Database {
     this.#commit = db.prepare('COMMIT');
     this.#rollback = db.prepare('ROLLBACK');
     const watch = db.pragma('journal_mode', { simple: true }) === 'wal' ? watchCommits(db.name) : undefined;
-    this.#commits = watch;
     if (watch !== undefined) {
       this.dataVersion = () => Promise.resolve(watch.read());
     } else {
@@ -192,10 +190,7 @@ class SqliteDatabase implements Database {
   async close(): Promise<void> {
     await this.#tail;
     this.#cache.clear();
-    if (this.#db.open) {
-      this.#commits?.close();
-      this.#db.close();
-    }
+    if (this.#db.open) this.#db.close();
   }
 
   #all<Row>(sql: string, params: readonly SqlValue[]): Row[] {

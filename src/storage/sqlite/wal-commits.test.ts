@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../dialect.js';
@@ -33,7 +33,6 @@ function connection(path: string): BetterSqlite3.Database {
 function watched(path: string): CommitWatch {
   const watch = watchCommits(path);
   if (watch === undefined) throw new Error(`no -shm file beside ${path}`);
-  cleanup.push(() => watch.close());
   return watch;
 }
 
@@ -92,6 +91,29 @@ describe('commits seen in the WAL-index header', () => {
     const before = watch.read();
     commitFromAnotherProcess(path, "INSERT INTO t (v) VALUES ('after the restart')");
     expect(watch.read()).not.toBe(before);
+  });
+
+  it('finds the -shm file beside the real database when opened through a symbolic link', () => {
+    const { path } = fresh();
+    const link = join(folder, `link-to-${basename(path)}`);
+    symlinkSync(path, link);
+    // A leftover beside the link that SQLite never writes to: watching it would miss every commit.
+    writeFileSync(`${link}-shm`, Buffer.alloc(32_768));
+    const watch = watched(link);
+    const before = watch.read();
+    commitFromAnotherProcess(path, "INSERT INTO t (v) VALUES ('through the real path')");
+    expect(watch.read()).not.toBe(before);
+  });
+
+  it.runIf(existsSync('/proc/self/fd'))('opens one descriptor per -shm file, however often it is watched, and never closes it', () => {
+    const { path } = fresh();
+    watched(path);
+    const open = readdirSync('/proc/self/fd').length;
+    const again = watched(path);
+    expect(readdirSync('/proc/self/fd').length).toBe(open);
+    const before = again.read();
+    commitFromAnotherProcess(path, "INSERT INTO t (v) VALUES ('seen by the second watch')");
+    expect(again.read()).not.toBe(before);
   });
 
   it('is not offered without a -shm file (not WAL mode, or no such database)', () => {
