@@ -191,8 +191,14 @@ function column(
  * is the rowid, not the id).
  */
 function index(table: string, columns: readonly string[], unique: boolean, tieBreak?: string): IndexSpec {
-  const ordered = tieBreak === undefined || unique || columns.includes(tieBreak) ? columns : [...columns, tieBreak];
-  return Object.freeze({ name: constraintName(table, columns.join('_'), unique ? 'key' : 'idx'), table, columns: Object.freeze(ordered), unique });
+  const appended = tieBreak === undefined || unique || columns.includes(tieBreak) ? undefined : tieBreak;
+  return Object.freeze({
+    name: constraintName(table, columns.join('_'), unique ? 'key' : 'idx'),
+    table,
+    columns: Object.freeze(appended === undefined ? [...columns] : [...columns, appended]),
+    unique,
+    tieBreak: appended,
+  });
 }
 
 function freezeTable(table: TableSpec): TableSpec {

@@ -260,8 +260,9 @@ function foreignKeyChange(column: ColumnSpec, actual: ActualTable): { change: Co
 }
 
 function indexChanges(desired: readonly IndexSpec[], actual: readonly ActualIndex[]): { stale: ActualIndex[]; missing: IndexSpec[] } {
+  const sameColumns = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((column, i) => column === b[i]);
   const same = (a: IndexSpec, b: ActualIndex): boolean =>
-    a.unique === b.unique && a.columns.length === b.columns.length && a.columns.every((column, i) => column === b.columns[i]);
+    a.unique === b.unique && (sameColumns(a.columns, b.columns) || (a.tieBreak !== undefined && sameColumns(a.columns.slice(0, -1), b.columns)));
   const byName = new Map(actual.map((index) => [index.name, index]));
   const wanted = new Map(desired.map((index) => [index.name, index]));
   const stale = actual.filter((index) => {

@@ -44,6 +44,13 @@ export interface IndexSpec {
   readonly table: string;
   readonly columns: readonly string[];
   readonly unique: boolean;
+  /**
+   * The last column, when it is there only to order rows with equal keys
+   * (the id). An index made without it, as earlier versions made them,
+   * still serves lookups and is kept: rebuilding it would hold a lock on the
+   * table (on PostgreSQL, against every instance) while `serve` starts.
+   */
+  readonly tieBreak: string | undefined;
 }
 
 export interface TableSpec {
