@@ -3,7 +3,7 @@ import { describeEachDialect } from '../../test/support/databases.js';
 import { loadSchema } from '../schema/load-schema.js';
 import type { Database, SqlValue } from '../storage/dialect.js';
 import { migrate } from '../storage/migrate/migrate.js';
-import { ChangeClock } from './change-clock.js';
+import { ChangeClock, type ClockState } from './change-clock.js';
 
 const SDL = 'type User { id: ID!  name: String! }';
 
@@ -67,15 +67,21 @@ describeEachDialect('change clocks', (ctx) => {
 
   const commitElsewhere = (): Promise<unknown> => other.run(`UPDATE _diglot_clock SET version = version + 1 WHERE table_name = 'users'`);
 
-  it('revalidations that arrive while a clock read is out share the next read, never that one', async () => {
-    const held = withHeldClockReads(db);
-    const clock = new ChangeClock(held.db);
+  /** A revalidation whose clock read has run but is not back yet, and a commit made after that read ran: only reads sent from now on can see it. */
+  async function readOutThenCommit(clock: ChangeClock, held: ReturnType<typeof withHeldClockReads>): Promise<{ early: Promise<ClockState> }> {
     held.hold();
     const sent = held.sent();
     const early = clock.stateOf(['users'], 0);
     await sent;
-    // Committed after the early read ran: only reads sent from now on can see it.
     await commitElsewhere();
+    // Wrapped: an async function returning the promise itself would wait for it.
+    return { early };
+  }
+
+  it('revalidations that arrive while a clock read is out share the next read, never that one', async () => {
+    const held = withHeldClockReads(db);
+    const clock = new ChangeClock(held.db);
+    const { early } = await readOutThenCommit(clock, held);
     const late = [clock.stateOf(['users'], 0), clock.stateOf(['users'], 0), clock.stateOf(['users'], 0)];
     held.release();
 
@@ -96,11 +102,7 @@ describeEachDialect('change clocks', (ctx) => {
     const held = withHeldClockReads(db);
     const start = await new ChangeClock(db).stateOf(['users'], 0);
     const clock = new ChangeClock(held.db);
-    held.hold();
-    const sent = held.sent();
-    const early = clock.stateOf(['users'], 0);
-    await sent;
-    await commitElsewhere();
+    const { early } = await readOutThenCommit(clock, held);
     const late = clock.stateOf(['users'], 0);
     held.release(new Error('connection lost'));
     await expect(early).rejects.toThrow('connection lost');
