@@ -2,7 +2,7 @@ import { ApiError } from '../errors/api-error.js';
 import type { Field, Model, ResourceType } from '../schema/model.js';
 import { suggest } from '../util/suggest.js';
 import { buildFilter, type FilterInput } from './build-filter.js';
-import { decodeCursor } from './cursor.js';
+import { cursorSignature, decodeCursor, orderSignature } from './cursor.js';
 import type { Cursor, ListNode, OrderKey, Page, Param, ReadNode, ReadPlan, Selection } from './read-plan.js';
 
 /**
@@ -113,7 +113,7 @@ function buildListNode(
     args.filter === undefined
       ? undefined
       : buildFilter({ model, param: params.add, fromText: options.fromText, path: `${path}.filter` }, type, args.filter);
-  const order = buildOrder(type, args.orderBy ?? [], path);
+  const order = buildOrder(type, args.orderBy ?? [], args.after ?? args.before, path);
   const node = buildNode(model, params, type, select, options, path);
   const page = buildPage(params, order, args, options.limits, path);
   return { ...node, filter, order, page };
@@ -170,7 +170,7 @@ export function snapSize(sizes: readonly number[], requested: number, path: stri
   return sizes.find((size) => size >= requested) ?? (sizes[sizes.length - 1] as number);
 }
 
-function buildOrder(type: ResourceType, requested: readonly OrderKey[], path: string): OrderKey[] {
+function buildOrder(type: ResourceType, requested: readonly OrderKey[], continuing: string | undefined, path: string): OrderKey[] {
   const order: OrderKey[] = [];
   for (const key of requested) {
     const field = type.fieldsByName.get(key.field);
@@ -195,7 +195,12 @@ function buildOrder(type: ResourceType, requested: readonly OrderKey[], path: st
   // runs the same way as the key before it, so an index on (…, key, id) read
   // backwards hands a `sort=-createdAt` page over in order, with no sort step
   // (every non-unique index ends with the id: see desired-schema.ts).
-  order.push({ field: 'id', direction: order.at(-1)?.direction ?? 'asc' });
+  const direction = order.at(-1)?.direction ?? 'asc';
+  // Until the tie-break followed the last key it always ran ascending: a
+  // cursor made then goes on in the order it was made for, rather than being
+  // refused halfway through a list the client was paging when we upgraded.
+  const madeEarlier = direction === 'desc' && continuing !== undefined && cursorSignature(continuing) === orderSignature([...order, { field: 'id', direction: 'asc' }]);
+  order.push({ field: 'id', direction: madeEarlier ? 'asc' : direction });
   return order;
 }
 

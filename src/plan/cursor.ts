@@ -15,12 +15,7 @@ export function encodeCursor(order: readonly OrderKey[], values: readonly unknow
 }
 
 export function decodeCursor(order: readonly OrderKey[], cursor: string, argument: string): unknown[] {
-  let decoded: unknown;
-  try {
-    decoded = /^(?:[0-9A-Fa-f]{2})+$/.test(cursor) ? JSON.parse(Buffer.from(cursor, 'hex').toString('utf8')) : undefined;
-  } catch {
-    decoded = undefined;
-  }
+  const decoded = decodeHex(cursor);
   if (!Array.isArray(decoded) || decoded[0] !== orderSignature(order) || decoded.length !== order.length + 1) {
     throw new ApiError('QUERY_INVALID_CURSOR', {
       detail: `${argument} is not a cursor of this list in this order; use the cursors the list returned`,
@@ -31,6 +26,20 @@ export function decodeCursor(order: readonly OrderKey[], cursor: string, argumen
     throw new ApiError('QUERY_INVALID_CURSOR', { detail: `${argument} holds values of the wrong type` });
   }
   return values;
+}
+
+/** The signature of the order a cursor was made for; undefined when it is no cursor at all. */
+export function cursorSignature(cursor: string): string | undefined {
+  const decoded = decodeHex(cursor);
+  return Array.isArray(decoded) && typeof decoded[0] === 'string' ? decoded[0] : undefined;
+}
+
+function decodeHex(cursor: string): unknown {
+  try {
+    return /^(?:[0-9A-Fa-f]{2})+$/.test(cursor) ? JSON.parse(Buffer.from(cursor, 'hex').toString('utf8')) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function orderSignature(order: readonly OrderKey[]): string {

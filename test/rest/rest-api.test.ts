@@ -260,6 +260,21 @@ describeEachDialect('REST API', (ctx) => {
       }
       expect(paged).toEqual(descending);
     });
+
+    it('a cursor made when the tie-break always ran ascending goes on in the order it was made for', async () => {
+      // `sort=-role,id` is the order `sort=-role` meant before; its cursors are the ones clients hold from then.
+      const earlier = await call('GET', '/users?fields=id&sort=-role,id&limit=4');
+      const cursor = earlier.json.nextCursor as string;
+      const continued = await call('GET', `/users?fields=id&sort=-role&limit=4&after=${cursor}`);
+      expect(continued.status).toBe(200);
+      expect(continued.json.data).toEqual((await call('GET', `/users?fields=id&sort=-role,id&limit=4&after=${cursor}`)).json.data);
+      // And the cursors it hands out keep that order to the end of the list.
+      const next = await call('GET', `/users?fields=id&sort=-role&limit=4&after=${continued.json.nextCursor as string}`);
+      expect(next.json.data).toEqual((await call('GET', `/users?fields=id&sort=-role,id&limit=4&after=${continued.json.nextCursor as string}`)).json.data);
+      // A cursor of an unrelated order is still refused.
+      const other = (await call('GET', '/users?fields=id&sort=name&limit=4')).json.nextCursor as string;
+      expect((await call('GET', `/users?fields=id&sort=-role&limit=4&after=${other}`)).json.code).toBe('QUERY_INVALID_CURSOR');
+    });
   });
 
   describe('HTTP caching', () => {
