@@ -195,4 +195,32 @@ describe('transactions', () => {
     const tx = await db.transaction((runner) => Promise.resolve(runner));
     await expect(tx.all('SELECT 1')).rejects.toThrow(/already ended/);
   });
+
+  it('a migration that would leave a row pointing at nothing is rolled back, and one that changes nothing checks nothing', async () => {
+    const db = await open('foreign-keys.db');
+    const tables = async (): Promise<unknown[]> => (await db.all("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")).map((row) => row['name']);
+    await expect(
+      db.schema.runMigration(async (tx) => {
+        await tx.run('CREATE TABLE parent (id TEXT PRIMARY KEY) STRICT');
+        await tx.run('CREATE TABLE child (id TEXT PRIMARY KEY, parent_id TEXT REFERENCES parent (id)) STRICT');
+        await tx.run("INSERT INTO child VALUES ('c1', 'nobody')");
+      }),
+    ).rejects.toThrow(/1 row of child pointing at missing parent rows; nothing was changed/);
+    expect(await tables()).toEqual([]);
+
+    await db.schema.runMigration(async (tx) => {
+      await tx.run('CREATE TABLE parent (id TEXT PRIMARY KEY) STRICT');
+      await tx.run('CREATE TABLE child (id TEXT PRIMARY KEY, parent_id TEXT REFERENCES parent (id)) STRICT');
+    });
+    // A dangling row the migrations did not make (written with foreign keys off by another program).
+    const other = new BetterSqlite3(join(folder, 'foreign-keys.db'));
+    other.pragma('foreign_keys = OFF');
+    other.exec("INSERT INTO child VALUES ('c2', 'nobody')");
+    other.close();
+    // A migration with nothing to do (what every `serve` starts with) neither reads every table nor refuses to start.
+    await expect(db.schema.runMigration(async (tx) => tx.all('SELECT count(*) AS n FROM parent'))).resolves.toEqual([{ n: 0 }]);
+    // One that changes the schema is checked, and stopped by the row it would carry along.
+    await expect(db.schema.runMigration((tx) => tx.run('CREATE TABLE other (id TEXT PRIMARY KEY) STRICT'))).rejects.toThrow(/pointing at missing parent rows/);
+    expect(await tables()).toEqual(['child', 'parent']);
+  });
 });
