@@ -148,7 +148,7 @@ export function listArguments(ctx: SchemaContext, target: ResourceType): GraphQL
     filter: { type: ctx.filterType(target.name) },
     orderBy: {
       type: new GraphQLList(new GraphQLNonNull(ctx.orderType(target.name))),
-      description: 'Sort keys, most significant first; id is always added last.',
+      description: 'Sort keys, most significant first; id is always added last, in the direction of the key before it.',
     },
     first: { type: GraphQLInt, description: 'The first n records (after the `after` cursor, when given).' },
     after: { type: GraphQLString, description: 'A _cursor from this list: start after that record.' },

@@ -154,7 +154,7 @@ function sortParameter(name: string, type: ResourceType, suffix = ''): Parameter
   return {
     name,
     in: 'query',
-    description: `Sort keys, comma-separated; \`-\` before a key sorts descending (\`-createdAt,name\`). The id always breaks ties.${suffix}`,
+    description: `Sort keys, comma-separated; \`-\` before a key sorts descending (\`-createdAt,name\`). The id always breaks ties, in the direction of the last key.${suffix}`,
     style: 'form',
     explode: false,
     schema: { type: 'array', items: { type: 'string', enum: sortable.flatMap((field) => [field, `-${field}`]) } },
