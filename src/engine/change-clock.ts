@@ -68,7 +68,7 @@ export class ChangeClock {
    * no look at the clock table.
    */
   noteCommitted(moves: readonly ClockMove[]): void {
-    const current = this.cached !== undefined && this.cachedAtWrites === this.localWrites;
+    const current = this.unchangedHere();
     this.localWrites++;
     if (!current || this.cached === undefined) return;
     const next = new Map(this.cached);
@@ -114,7 +114,7 @@ export class ChangeClock {
    * Under load this is group commit in reverse: while one read is out, every
    * revalidation that arrives waits for the next, and that one read serves
    * them all (on PostgreSQL a round trip per batch instead of per request;
-   * SQLite's read is synchronous, so there it never has company).
+   * on SQLite a read is out only while it waits behind a write transaction).
    */
   private fresh(): Promise<ClockSnapshot> {
     if (this.freshQueued !== undefined) return this.freshQueued;

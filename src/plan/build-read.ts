@@ -194,11 +194,10 @@ function buildOrder(type: ResourceType, requested: readonly OrderKey[], continui
   // A unique last key makes the order total, which keyset paging needs. It
   // runs the same way as the key before it, so an index on (…, key, id) read
   // backwards hands a `sort=-createdAt` page over in order, with no sort step
-  // (every non-unique index ends with the id: see desired-schema.ts).
+  // (every non-unique index ends with the id: see desired-schema.ts). It
+  // used to run ascending always; a cursor made then goes on in the order it
+  // was made for, rather than being refused halfway through a list.
   const direction = order.at(-1)?.direction ?? 'asc';
-  // Until the tie-break followed the last key it always ran ascending: a
-  // cursor made then goes on in the order it was made for, rather than being
-  // refused halfway through a list the client was paging when we upgraded.
   const madeEarlier = direction === 'desc' && continuing !== undefined && cursorSignature(continuing) === orderSignature([...order, { field: 'id', direction: 'asc' }]);
   order.push({ field: 'id', direction: madeEarlier ? 'asc' : direction });
   return order;
