@@ -8,7 +8,6 @@ import type { Database } from '../storage/dialect.js';
 import { formatPlan, migrate } from '../storage/migrate/migrate.js';
 import { openDatabase } from '../storage/open-database.js';
 import { createServer } from '../server/create-server.js';
-import { createSeedProgress } from './progress.js';
 
 /** Errors the CLI reports as one line and a non-zero exit, never a stack trace. */
 class CliError extends Error {}
@@ -106,6 +105,8 @@ async function withDatabase(target: string, work: (db: Database) => Promise<void
 
 async function seed(engine: Engine, scale: number): Promise<void> {
   const counts = Object.fromEntries(Object.entries(EXAMPLE_COUNTS).map(([type, count]) => [type, Math.round(count * scale)]));
+  // Loaded here, not at start-up: only seeding draws progress bars.
+  const { createSeedProgress } = await import('./progress.js');
   const progress = createSeedProgress();
   const started = performance.now();
   try {

@@ -1,7 +1,6 @@
 import type { Model } from '../schema/model.js';
 import type { Database } from './dialect.js';
-import { openPostgres, type StorageLogger } from './postgres/open-postgres.js';
-import { openSqlite } from './sqlite/open-sqlite.js';
+import type { StorageLogger } from './postgres/open-postgres.js';
 
 export type { StorageLogger } from './postgres/open-postgres.js';
 
@@ -23,9 +22,14 @@ export interface OpenDatabaseOptions {
  * `postgres://…` or `postgresql://…` opens PostgreSQL; anything else is a
  * SQLite file path (`:memory:` for a throwaway database). Fails with a
  * StorageOpenError whose message is one printable line.
+ *
+ * Each driver is loaded only when its database is opened: a server on
+ * SQLite never loads pg and its type parsers, nor one on PostgreSQL the
+ * native SQLite library.
  */
-export function openDatabase(target: string, options: OpenDatabaseOptions = {}): Promise<Database> {
+export async function openDatabase(target: string, options: OpenDatabaseOptions = {}): Promise<Database> {
   if (/^postgres(?:ql)?:\/\//i.test(target)) {
+    const { openPostgres } = await import('./postgres/open-postgres.js');
     return openPostgres(target, {
       model: options.model,
       logger: options.logger,
@@ -34,5 +38,6 @@ export function openDatabase(target: string, options: OpenDatabaseOptions = {}):
       connectTimeoutMs: options.connectTimeoutMs,
     });
   }
+  const { openSqlite } = await import('./sqlite/open-sqlite.js');
   return openSqlite(target, { model: options.model, busyTimeoutMs: options.busyTimeoutMs });
 }

@@ -13,6 +13,8 @@ import { fileFieldPaths, FILES_TAG, filesPaths } from './file-paths.js';
 import { resourcePaths } from './resource-paths.js';
 import { SERVICE_TAG, servicePaths } from './service-paths.js';
 
+export const DEFAULT_TITLE = 'Diglot API';
+
 export interface OpenApiOptions {
   /** `info.title`; default "Diglot API". */
   readonly title?: string;
@@ -69,7 +71,7 @@ export function buildOpenApiDocument(model: Model, options: OpenApiOptions = {})
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     info: {
-      title: options.title ?? 'Diglot API',
+      title: options.title ?? DEFAULT_TITLE,
       version: options.version ?? `schema-${model.hash.slice(0, 12)}`,
       description: options.description ?? DEFAULT_DESCRIPTION,
       contact: { name: 'The maintainers of this API' },

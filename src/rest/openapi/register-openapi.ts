@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Engine } from '../../engine/engine.js';
 import { ifNoneMatchMatches, strongEtag } from '../../engine/validators.js';
 import { registerDocsPage } from '../docs-page.js';
-import { buildOpenApiDocument, type OpenApiOptions } from './build-openapi-document.js';
+import { buildOpenApiDocument, DEFAULT_TITLE, type OpenApiOptions } from './build-openapi-document.js';
 import { OPENAPI_PATH } from './service-paths.js';
 
 export interface RegisterOpenApiOptions extends OpenApiOptions {
@@ -10,18 +10,25 @@ export interface RegisterOpenApiOptions extends OpenApiOptions {
 }
 
 /**
- * `GET /openapi.json` (built once: the model is frozen, so the document
- * never changes while the server runs) and the API reference at `/docs`.
+ * `GET /openapi.json` and the API reference at `/docs`. The document is
+ * built on its first request and kept (the model is frozen, so it never
+ * changes while the server runs): building it at start-up made every
+ * server, most of which are never asked for it, allocate a few megabytes
+ * more while starting, memory V8 keeps for its young generation.
  */
 export function registerOpenApi(app: FastifyInstance, options: RegisterOpenApiOptions): void {
   const { engine, ...documentOptions } = options;
-  const document = buildOpenApiDocument(engine.model, { ...documentOptions, files: engine.files !== undefined });
-  const body = JSON.stringify(document);
-  const etag = strongEtag(body);
+  let built: { readonly body: string; readonly etag: string } | undefined;
+  const build = (): { readonly body: string; readonly etag: string } => {
+    const body = JSON.stringify(buildOpenApiDocument(engine.model, { ...documentOptions, files: engine.files !== undefined }));
+    return { body, etag: strongEtag(body) };
+  };
   // Storable, revalidated on every use: after a redeploy with another schema, nobody sees the old description.
   const cacheControl = 'public, no-cache';
 
   app.get(OPENAPI_PATH, (request, reply) => {
+    built ??= build();
+    const { body, etag } = built;
     reply.header('etag', etag).header('cache-control', cacheControl);
     const ifNoneMatch = request.headers['if-none-match'];
     if (ifNoneMatchMatches(Array.isArray(ifNoneMatch) ? ifNoneMatch.join(', ') : ifNoneMatch, etag)) {
@@ -30,5 +37,5 @@ export function registerOpenApi(app: FastifyInstance, options: RegisterOpenApiOp
     return reply.type('application/json').send(body);
   });
 
-  registerDocsPage(app, { documentUrl: OPENAPI_PATH, title: document.info.title });
+  registerDocsPage(app, { documentUrl: OPENAPI_PATH, title: documentOptions.title ?? DEFAULT_TITLE });
 }
