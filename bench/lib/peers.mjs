@@ -5,6 +5,11 @@
 
 import { join } from 'node:path';
 
+// Diglot's CLI runs a server with these V8 flags by replacing its process;
+// it cannot under the runner (whose IPC channel would not survive), so they
+// are given here: the bench measures Diglot as `diglot serve` runs.
+const { SERVER_NODE_FLAGS } = await import(new URL('../../dist/cli/heap-flags.js', import.meta.url).href);
+
 export const PEERS = [
   { name: 'node-http', label: 'node:http, fixed body (ceiling)', db: 'none' },
   { name: 'fastify-fixed', label: 'Fastify, fixed body (the framework alone)', db: 'none' },
@@ -25,6 +30,7 @@ export function launchSpec(name, { root, benchDir, dataset, dataDir, port }) {
   const server = (file) => join(benchDir, 'servers', file);
   const diglot = (db, files) => ({
     script: join(root, 'dist/cli/main.js'),
+    nodeArgs: [...SERVER_NODE_FLAGS],
     args: ['serve', '--schema', dataset.schemaFile, '--db', db, '--files', files, '--port', String(port), '--host', '127.0.0.1'],
     env: { LOG_LEVEL: 'warn' },
     cwd: dataDir,

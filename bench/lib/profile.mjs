@@ -45,7 +45,7 @@ export async function profile({ root, benchDir, dataDir, processes, log, env, co
         name: `profile-${id}-${peer}`,
         port,
         ...spec,
-        nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', file],
+        nodeArgs: [...(spec.nodeArgs ?? []), '--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', file],
         countStatements: false,
       });
       const call = async ({ method = 'GET', path, headers = {}, body }) => {

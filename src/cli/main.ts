@@ -9,5 +9,7 @@ if (major < 22) {
   );
   process.exit(1);
 }
+const { restartWithServerFlags } = await import('./heap-flags.js');
+restartWithServerFlags(process.argv);
 const { runCli } = await import('./run-cli.js');
 await runCli(process.argv);

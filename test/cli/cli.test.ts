@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -65,6 +65,55 @@ describe('clear one-line errors', () => {
     expect(result.status).toBe(1);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+/** Starts `diglot serve` on a new SQLite file; resolves once it prints its URL. */
+async function serveProcess(env: Record<string, string> = {}): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--schema', EXAMPLE_SCHEMA, '--db', join(mkdtempSync(join(work, 'serve-')), 'a.db'), '--port', '0'], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+  });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (/REST API\s+http:\/\//.test(out)) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${String(code)}: ${err}`)));
+  });
+  return child;
+}
+
+/** The Node flags a running process was started with, from /proc (Linux, where CI runs). */
+function nodeFlagsOf(pid: number | undefined): string[] {
+  const args = readFileSync(`/proc/${String(pid)}/cmdline`, 'utf8').split('\0');
+  return args.slice(1, args.indexOf(BIN));
+}
+
+describe.runIf(process.platform === 'linux')('the server process', () => {
+  it('bounds its young generation: serve replaces its process with one started with --max-semi-space-size', async () => {
+    const child = await serveProcess();
+    try {
+      expect(nodeFlagsOf(child.pid)).toContain('--max-semi-space-size=16');
+      // Same process, still answering signals: a clean shutdown.
+      const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      expect(await exit).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it("keeps the user's own choice from NODE_OPTIONS", async () => {
+    const child = await serveProcess({ NODE_OPTIONS: '--max-semi-space-size=32' });
+    try {
+      expect(nodeFlagsOf(child.pid).some((flag) => flag.startsWith('--max-semi-space-size'))).toBe(false);
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });
 
