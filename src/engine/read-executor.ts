@@ -66,7 +66,7 @@ export class ReadExecutor {
     if (hasMore) page.length = limit;
     if (compiled.reversed) page.reverse();
     const keyOf = (row: Record<string, unknown> | undefined): unknown[] | undefined =>
-      row === undefined ? undefined : Array.from({ length: compiled.keyCount }, (_, i) => row[`o${i}`]);
+      row === undefined ? undefined : compiled.keyColumns.map((column) => row[column]);
     return {
       json: `[${page.map((row) => row['j'] as string).join(',')}]`,
       count: page.length,

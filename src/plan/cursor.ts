@@ -42,6 +42,14 @@ function decodeHex(cursor: string): unknown {
   }
 }
 
+/** Plans reuse their order arrays (plan templates), so each is spelled once. */
+const signatures = new WeakMap<readonly OrderKey[], string>();
+
 export function orderSignature(order: readonly OrderKey[]): string {
-  return order.map((key) => (key.direction === 'desc' ? `-${key.field}` : key.field)).join(',');
+  let signature = signatures.get(order);
+  if (signature === undefined) {
+    signature = order.map((key) => (key.direction === 'desc' ? `-${key.field}` : key.field)).join(',');
+    signatures.set(order, signature);
+  }
+  return signature;
 }

@@ -12,13 +12,18 @@ type ListResult = Extract<ReadResult, { kind: 'list' }>;
  *
  * The same cursors drive the RFC 8288 `Link` header.
  */
-export function renderList(plan: ReadPlan, result: ListResult, args: ListArgs): string {
-  const { next, prev } = cursors(plan, result, args);
+export function renderList(result: ListResult, { next, prev }: PageCursors): string {
   const total = result.totalCount === undefined ? '' : `,"totalCount":${result.totalCount}`;
   return `{"data":${result.json},"hasMore":${result.hasMore},"nextCursor":${JSON.stringify(next ?? null)},"prevCursor":${JSON.stringify(prev ?? null)}${total}}`;
 }
 
-function cursors(plan: ReadPlan, result: ListResult, args: ListArgs): { next: string | undefined; prev: string | undefined } {
+/** The cursors of the neighbouring pages, for the body and the `Link` header alike. */
+export interface PageCursors {
+  readonly next: string | undefined;
+  readonly prev: string | undefined;
+}
+
+export function pageCursors(plan: ReadPlan, result: ListResult, args: ListArgs): PageCursors {
   if (plan.root.kind !== 'list') return { next: undefined, prev: undefined };
   const { order } = plan.root.node;
   const backwards = args.before !== undefined || args.last !== undefined;
@@ -31,8 +36,7 @@ function cursors(plan: ReadPlan, result: ListResult, args: ListArgs): { next: st
 }
 
 /** RFC 8288 links to the neighbouring pages and the first page, relative to the request URL. */
-export function listLinks(url: string, plan: ReadPlan, result: ListResult, args: ListArgs): string | undefined {
-  const { next, prev } = cursors(plan, result, args);
+export function listLinks(url: string, { next, prev }: PageCursors): string {
   const [path, search = ''] = url.split('?', 2) as [string, string?];
   const base = new URLSearchParams(search);
   base.delete('after');

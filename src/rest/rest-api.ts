@@ -12,7 +12,7 @@ import type { WritePlan } from '../plan/write-plan.js';
 import type { ManyToManyRelation, ResourceType } from '../schema/model.js';
 import { registerFileRoutes } from './file-routes.js';
 import { writeRecordBody } from './record-input.js';
-import { listLinks, renderList } from './render-list.js';
+import { listLinks, pageCursors, renderList, type PageCursors } from './render-list.js';
 import { parseQueryString, parseRestQuery, type RestQuery } from './query-params.js';
 import { header, methodNotAllowed } from './route-helpers.js';
 
@@ -144,7 +144,7 @@ async function getList(
     });
     return { plan: template, list: parsed.list };
   });
-  let page: ReadResult | undefined;
+  let cursors: PageCursors | undefined;
   const response = await engine.readCached({
     plans: [plan],
     key: `rest ${request.url}`,
@@ -152,14 +152,11 @@ async function getList(
     ifModifiedSince: header(request, 'if-modified-since'),
     render: ([result]) => {
       if (result?.kind !== 'list') throw new Error('list plan gave a non-list result');
-      page = result;
-      return renderList(plan, result, list);
+      cursors = pageCursors(plan, result, list);
+      return renderList(result, cursors);
     },
   });
-  if (response.status === 200 && page?.kind === 'list') {
-    const links = listLinks(request.url, plan, page, list);
-    if (links !== undefined) reply.header('link', links);
-  }
+  if (response.status === 200 && cursors !== undefined) reply.header('link', listLinks(request.url, cursors));
   send(reply, response);
 }
 

@@ -20,8 +20,8 @@ export interface CompiledRead {
   readonly paramOrder: readonly number[];
   readonly tables: readonly string[];
   readonly root: ReadRoot['kind'];
-  /** Root lists: number of order-key columns `o0…` per row. */
-  readonly keyCount: number;
+  /** Root lists: the order-key columns of each row (`o0`, `o1`, …), in order. */
+  readonly keyColumns: readonly string[];
   /** Root lists: every row carries `parent_found` / `total`; an empty page is one row with a null `j`. */
   readonly meta: { readonly parent: boolean; readonly total: boolean };
   /** Root lists read backwards (`last:`): the engine reverses the rows. */
@@ -100,7 +100,7 @@ function finish(
     paramOrder: Object.freeze([...ctx.paramOrder]),
     tables: Object.freeze([...ctx.tables].sort()),
     root,
-    keyCount,
+    keyColumns: Object.freeze(Array.from({ length: keyCount }, (_, i) => `o${i}`)),
     meta,
     reversed,
   });
