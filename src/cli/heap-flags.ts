@@ -1,29 +1,68 @@
+import { getHeapStatistics } from 'node:v8';
+
 /**
  * V8 flags a server runs with. V8 sizes its young generation by how much
- * survives each scavenge, up to 64 MiB per semi-space in Node 24: a server
- * whose requests wait on PostgreSQL keeps many objects alive across
- * scavenges, and grew it to the full 128 MiB — peak RSS about 300 MiB under
- * the W5 benchmark against about 210 MiB with 16 MiB semi-spaces, at the same
- * throughput (SQLite servers never grew past 16 MiB). These sizes are read
- * only when V8 starts, so they cannot be set from inside the process.
+ * survives each scavenge, up to a maximum that grows with the machine's
+ * memory: 64 MiB per semi-space on a 24 GiB host. A server whose requests
+ * wait on PostgreSQL keeps many objects alive across scavenges and grew it
+ * to the full 3 × 64 MiB: peak RSS 302 MiB under the W5 benchmark, against
+ * 220 MiB with 16 MiB semi-spaces at the same throughput (SQLite servers
+ * never grew past 16 MiB). These sizes are read only when V8 starts, so
+ * they cannot be set from inside the process.
  */
 export const SERVER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16'];
 
-const flagName = (flag: string): string => flag.split('=')[0] ?? flag;
+/**
+ * Below this heap limit V8's own maximum semi-space is 16 MiB or less
+ * (Node's documentation: at most 16 MiB up to a 2 GiB limit, 1 MiB at
+ * 512 MiB), so the flag would raise it, not bound it. The limit counts the
+ * young generation too: three semi-spaces.
+ */
+export const SMALL_HEAP_BYTES = (2048 + 3 * 16) * 1024 * 1024;
+
+/** `--max_semi_space_size=32`, `"--max-semi-space-size=32"` → `--max-semi-space-size`. */
+const flagName = (token: string): string => (token.replace(/^["']|["']$/g, '').split('=')[0] ?? '').replaceAll('_', '-');
 
 /**
- * For `serve` and `start`: replaces this process (same pid, arguments and
- * environment) with one that runs with SERVER_NODE_FLAGS, unless the user
- * chose values of their own (node flags or NODE_OPTIONS). Does nothing where
- * a process cannot be replaced: Windows, Node before 22.15, or a process
- * with an IPC channel, whose descriptor would not survive the exec.
+ * The command line that runs this process again with SERVER_NODE_FLAGS, or
+ * undefined when it should run as it is: a command other than `serve` or
+ * `start`, flags the user chose (on the command line or in NODE_OPTIONS),
+ * a debugger (it would stop twice), or a heap too small for the flags to
+ * bound anything.
+ */
+export function serverRestartArgs(
+  execPath: string,
+  execArgv: readonly string[],
+  argv: readonly string[],
+  nodeOptions: string,
+  heapLimitBytes: number,
+): string[] | undefined {
+  const command = argv[2];
+  if (command !== 'serve' && command !== 'start') return undefined;
+  if (heapLimitBytes <= SMALL_HEAP_BYTES) return undefined;
+  const chosen = [...execArgv, ...nodeOptions.split(/\s+/)].map(flagName);
+  if (chosen.some((name) => name.startsWith('--inspect'))) return undefined;
+  const missing = SERVER_NODE_FLAGS.filter((flag) => !chosen.includes(flagName(flag)));
+  if (missing.length === 0) return undefined;
+  return [execPath, ...missing, ...execArgv, ...argv.slice(1)];
+}
+
+/**
+ * Replaces this process (same pid, arguments and environment) with one that
+ * runs with SERVER_NODE_FLAGS, where serverRestartArgs says so and the
+ * process can be replaced: not on Windows (execve exists there but throws),
+ * not with an IPC channel (PM2, cluster workers, a parent's fork: its
+ * descriptor would not survive), and not when execve fails (a permission
+ * model without child processes, for one); the server then runs with V8's
+ * defaults.
  */
 export function restartWithServerFlags(argv: readonly string[]): void {
-  const command = argv[2];
-  if (command !== 'serve' && command !== 'start') return;
-  if (typeof process.execve !== 'function' || process.channel !== undefined) return;
-  const chosen = [...process.execArgv, ...(process.env['NODE_OPTIONS'] ?? '').split(/\s+/)].map(flagName);
-  const missing = SERVER_NODE_FLAGS.filter((flag) => !chosen.includes(flagName(flag)));
-  if (missing.length === 0) return;
-  process.execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, ...argv.slice(1)], process.env);
+  if (process.platform === 'win32' || process.channel !== undefined || typeof process.execve !== 'function') return;
+  const args = serverRestartArgs(process.execPath, process.execArgv, argv, process.env['NODE_OPTIONS'] ?? '', getHeapStatistics().heap_size_limit);
+  if (args === undefined) return;
+  try {
+    process.execve(process.execPath, args, process.env);
+  } catch {
+    // Not replaced: run as started.
+  }
 }

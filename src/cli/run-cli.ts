@@ -161,25 +161,9 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
     throw error;
   });
   await app.listen({ port: options.port, host: options.host });
-  const address = app.server.address();
-  const port = address !== null && typeof address === 'object' ? address.port : options.port;
-  const origin = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
-  const first = model.types[0];
-  process.stdout.write(
-    [
-      '',
-      `Diglot is serving ${options.schema.join(', ')} on ${db.dialect === 'sqlite' ? `SQLite (${options.db})` : 'PostgreSQL'}`,
-      `  REST API   ${origin}/${first === undefined ? '' : `${first.path}?limit=5`}`,
-      `  GraphQL    ${origin}/graphql`,
-      `  Docs       ${origin}/docs`,
-      `  OpenAPI    ${origin}/openapi.json`,
-      `  Health     ${origin}/healthz`,
-      `  Files      ${files.store.location}`,
-      '',
-    ].join('\n'),
-  );
 
   // Graceful shutdown: stop accepting, let in-flight requests finish, then close the database.
+  // Installed before the banner: whoever waits for it may signal at once.
   let closing = false;
   const shutdown = (signal: string): void => {
     if (closing) return;
@@ -198,6 +182,24 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+
+  const address = app.server.address();
+  const port = address !== null && typeof address === 'object' ? address.port : options.port;
+  const origin = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
+  const first = model.types[0];
+  process.stdout.write(
+    [
+      '',
+      `Diglot is serving ${options.schema.join(', ')} on ${db.dialect === 'sqlite' ? `SQLite (${options.db})` : 'PostgreSQL'}`,
+      `  REST API   ${origin}/${first === undefined ? '' : `${first.path}?limit=5`}`,
+      `  GraphQL    ${origin}/graphql`,
+      `  Docs       ${origin}/docs`,
+      `  OpenAPI    ${origin}/openapi.json`,
+      `  Health     ${origin}/healthz`,
+      `  Files      ${files.store.location}`,
+      '',
+    ].join('\n'),
+  );
 }
 
 function describe(error: unknown): string {
