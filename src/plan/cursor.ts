@@ -42,14 +42,13 @@ function decodeHex(cursor: string): unknown {
   }
 }
 
-/** Plans reuse their order arrays (plan templates), so each is spelled once. */
+/** Plans are frozen and reused (plan templates), so a frozen order is spelled once; any other each time. */
 const signatures = new WeakMap<readonly OrderKey[], string>();
 
 export function orderSignature(order: readonly OrderKey[]): string {
-  let signature = signatures.get(order);
-  if (signature === undefined) {
-    signature = order.map((key) => (key.direction === 'desc' ? `-${key.field}` : key.field)).join(',');
-    signatures.set(order, signature);
-  }
+  const known = signatures.get(order);
+  if (known !== undefined) return known;
+  const signature = order.map((key) => (key.direction === 'desc' ? `-${key.field}` : key.field)).join(',');
+  if (Object.isFrozen(order)) signatures.set(order, signature);
   return signature;
 }

@@ -18,16 +18,22 @@ export interface RegisterOpenApiOptions extends OpenApiOptions {
  */
 export function registerOpenApi(app: FastifyInstance, options: RegisterOpenApiOptions): void {
   const { engine, ...documentOptions } = options;
-  let built: { readonly body: string; readonly etag: string } | undefined;
-  const build = (): { readonly body: string; readonly etag: string } => {
-    const body = JSON.stringify(buildOpenApiDocument(engine.model, { ...documentOptions, files: engine.files !== undefined }));
-    return { body, etag: strongEtag(body) };
+  // A document that failed to build (only a schema whose type names collide once pluralised) fails every request alike, without being built again.
+  let built: { readonly body: string; readonly etag: string } | Error | undefined;
+  const build = (): NonNullable<typeof built> => {
+    try {
+      const body = JSON.stringify(buildOpenApiDocument(engine.model, { ...documentOptions, files: engine.files !== undefined }));
+      return { body, etag: strongEtag(body) };
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
   };
   // Storable, revalidated on every use: after a redeploy with another schema, nobody sees the old description.
   const cacheControl = 'public, no-cache';
 
   app.get(OPENAPI_PATH, (request, reply) => {
     built ??= build();
+    if (built instanceof Error) throw built;
     const { body, etag } = built;
     reply.header('etag', etag).header('cache-control', cacheControl);
     const ifNoneMatch = request.headers['if-none-match'];

@@ -45,9 +45,12 @@ export function orderColumns(ctx: SqlContext, source: OrderedSource, order: read
   });
 }
 
+/** The name a page's rows give their i-th order key: `o0`, `o1`, … */
+export const orderKeyColumn = (i: number): string => `o${i}`;
+
 /** The same keys read from a derived table's `o0, o1, …` columns. */
 export function derivedOrderColumns(alias: string, columns: readonly OrderColumn[]): OrderColumn[] {
-  return columns.map((column, i) => ({ expr: `${alias}.o${i}`, nullable: column.nullable }));
+  return columns.map((column, i) => ({ expr: `${alias}.${orderKeyColumn(i)}`, nullable: column.nullable }));
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Model, ResourceType } from '../../schema/model.js';
 import type { ReadPlan, ReadRoot } from '../../plan/read-plan.js';
 import type { SqlCompilerHooks } from '../dialect.js';
 import { compileFilter } from './compile-filter.js';
-import { compileOrderBy } from './compile-order.js';
+import { compileOrderBy, orderKeyColumn } from './compile-order.js';
 import { compileCount, compileObject, compilePageRows, relationRows, type RelationSource } from './compile-select.js';
 import { SqlContext } from './sql-context.js';
 
@@ -73,7 +73,7 @@ export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPla
   const rows = compilePageRows(ctx, listSource(ctx, type, root), root.node, { extraRow: true, asText: false });
   const derived = ctx.alias();
   // After the LEFT JOIN every key may be NULL (the empty page's one row).
-  const keys = Array.from({ length: keyCount }, (_, i) => ({ expr: `${derived}.o${i}`, nullable: true }));
+  const keys = Array.from({ length: keyCount }, (_, i) => ({ expr: `${derived}.${orderKeyColumn(i)}`, nullable: true }));
   const sql =
     `SELECT ${hooks.jsonText(`${derived}.j`)} AS j, ${keys.map((key) => key.expr).join(', ')}, m.* ` +
     `FROM (SELECT ${facts.join(', ')}) m LEFT JOIN (${rows}) ${derived} ON 1=1 ` +
@@ -100,7 +100,7 @@ function finish(
     paramOrder: Object.freeze([...ctx.paramOrder]),
     tables: Object.freeze([...ctx.tables].sort()),
     root,
-    keyColumns: Object.freeze(Array.from({ length: keyCount }, (_, i) => `o${i}`)),
+    keyColumns: Object.freeze(Array.from({ length: keyCount }, (_, i) => orderKeyColumn(i))),
     meta,
     reversed,
   });

@@ -2,7 +2,7 @@ import type { ManyToManyRelation, ResourceType, ScalarField, ToManyRelation } fr
 import { orderSignature } from '../../plan/cursor.js';
 import type { ListNode, OrderKey, Param, ReadNode, Selection } from '../../plan/read-plan.js';
 import { columnOf, compileFilter } from './compile-filter.js';
-import { compileKeyset, compileOrderBy, derivedOrderColumns, orderColumns } from './compile-order.js';
+import { compileKeyset, compileOrderBy, derivedOrderColumns, orderColumns, orderKeyColumn } from './compile-order.js';
 import { sqlString, type SqlContext } from './sql-context.js';
 
 /**
@@ -145,7 +145,7 @@ export function compilePageRows(
   const { page } = node;
   if (page.after !== undefined) where.push(compileKeyset(ctx, columns, node.order, page.after, true));
   if (page.before !== undefined) where.push(compileKeyset(ctx, columns, node.order, page.before, false));
-  const keys = columns.map((column, i) => `${column.expr} AS o${i}`).join(', ');
+  const keys = columns.map((column, i) => `${column.expr} AS ${orderKeyColumn(i)}`).join(', ');
   // Params are positional on SQLite: registered in the order the text uses them.
   const parentId = within === undefined ? undefined : `${ctx.ref(within.alias, 'id')} = ${ctx.param(within.id)}`;
   const limit = options.extraRow ? `${ctx.param(page.limit)} + 1` : ctx.param(page.limit);
