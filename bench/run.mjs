@@ -17,7 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { adminUrl, buildDataset, databaseName, dropPgDatabase, pgAvailable } from './lib/dataset.mjs';
 import { measure, PgBackends, warmUp } from './lib/measure.mjs';
-import { launchSpec, PEERS, peerByName } from './lib/peers.mjs';
+import { diglotNodeFlags, launchSpec, PEERS, peerByName } from './lib/peers.mjs';
 import { machine, memory } from './lib/proc-stats.mjs';
 import { freePort, ProcessSet } from './lib/processes.mjs';
 import { profile } from './lib/profile.mjs';
@@ -198,12 +198,13 @@ async function main() {
   }
 
   log(`Starting ${needed.length} servers`);
+  const diglotFlags = await diglotNodeFlags(root);
   const servers = new Map();
   const idle = {};
   await Promise.all(
     needed.map(async (name) => {
       const port = await freePort();
-      const spec = launchSpec(name, { root, benchDir, dataset, dataDir, port });
+      const spec = launchSpec(name, { root, benchDir, dataset, dataDir, port, diglotFlags });
       servers.set(name, await processes.start({ name, port, ...spec }));
     }),
   );

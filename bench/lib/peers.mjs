@@ -4,11 +4,18 @@
 // which yardstick a Diglot figure is compared with.
 
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
-// Diglot's CLI runs a server with these V8 flags by replacing its process;
-// it cannot under the runner (whose IPC channel would not survive), so they
-// are given here: the bench measures Diglot as `diglot serve` runs.
-const { SERVER_NODE_FLAGS } = await import(new URL('../../dist/cli/heap-flags.js', import.meta.url).href);
+/**
+ * The V8 flags Diglot's CLI gives a server by replacing its own process. It
+ * cannot under the runner, whose IPC channel would not survive that, so
+ * launchSpec passes them: the bench measures Diglot as `diglot serve` runs.
+ * Read from the build, which the runner makes first.
+ */
+export async function diglotNodeFlags(root) {
+  const { SERVER_NODE_FLAGS } = await import(pathToFileURL(join(root, 'dist/cli/heap-flags.js')).href);
+  return [...SERVER_NODE_FLAGS];
+}
 
 export const PEERS = [
   { name: 'node-http', label: 'node:http, fixed body (ceiling)', db: 'none' },
@@ -26,11 +33,11 @@ export const PEERS = [
 export const peerByName = new Map(PEERS.map((peer) => [peer.name, peer]));
 
 /** How to start a peer: script, arguments, environment, working directory and a path that answers once it is up. */
-export function launchSpec(name, { root, benchDir, dataset, dataDir, port }) {
+export function launchSpec(name, { root, benchDir, dataset, dataDir, port, diglotFlags = [] }) {
   const server = (file) => join(benchDir, 'servers', file);
   const diglot = (db, files) => ({
     script: join(root, 'dist/cli/main.js'),
-    nodeArgs: [...SERVER_NODE_FLAGS],
+    nodeArgs: diglotFlags,
     args: ['serve', '--schema', dataset.schemaFile, '--db', db, '--files', files, '--port', String(port), '--host', '127.0.0.1'],
     env: { LOG_LEVEL: 'warn' },
     cwd: dataDir,

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { buildDataset } from './dataset.mjs';
 import { loadOnce } from './measure.mjs';
-import { launchSpec, peerByName } from './peers.mjs';
+import { diglotNodeFlags, launchSpec, peerByName } from './peers.mjs';
 import { freePort } from './processes.mjs';
 import { YARDSTICK } from './report.mjs';
 import { WORKLOADS } from './workloads.mjs';
@@ -33,12 +33,13 @@ export async function profile({ root, benchDir, dataDir, processes, log, env, co
   rmSync(profileDir, { recursive: true, force: true });
   mkdirSync(profileDir, { recursive: true });
   const sections = [];
+  const diglotFlags = await diglotNodeFlags(root);
   const profiled = (config.workloads ?? DEFAULT_PROFILED).filter((id) => id !== 'W10' && id in YARDSTICK).map((id) => [id, yardstickOf(id)]);
   for (const [id, yardstick] of profiled) {
     const workload = WORKLOADS.find((w) => w.id === id);
     for (const peer of ['diglot-sqlite', yardstick]) {
       const port = await freePort();
-      const spec = launchSpec(peer, { root, benchDir, dataset, dataDir, port });
+      const spec = launchSpec(peer, { root, benchDir, dataset, dataDir, port, diglotFlags });
       const file = `${id}-${peer}.cpuprofile`;
       const spawned = performance.now();
       const server = await processes.start({
