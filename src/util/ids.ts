@@ -6,16 +6,40 @@ const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 /**
  * A new record id: 48 bits of milliseconds then 80 random bits (the ULID
  * layout), 26 lowercase characters. Ids sort by creation time, which keeps
- * B-tree inserts at the right edge and makes `order by id` meaningful.
+ * B-tree inserts at the right edge and makes `order by id` meaningful. Within
+ * one millisecond (or if the clock steps back) the random part of the last
+ * id is incremented instead, as ULID's monotonic generation does, so ids made
+ * by one process sort in the order they were made.
  */
 export function newId(now: number = Date.now()): string {
+  if (now <= last.time) {
+    const random = increment(last.random);
+    if (random !== undefined) return remember(last.time, random);
+    // 2^80 ids in one millisecond: borrow the next one.
+    return newId(last.time + 1);
+  }
+  return remember(now, randomPart());
+}
+
+let last = { time: -1, random: '' };
+
+function remember(time: number, random: string): string {
+  last = { time, random };
+  return timePart(time) + random;
+}
+
+function timePart(time: number): string {
   let out = '';
-  let time = now;
   for (let i = 9; i >= 0; i--) {
     out = (ALPHABET[time % 32] as string) + out;
     time = Math.floor(time / 32);
   }
-  // 80 bits → 16 characters of 5 bits.
+  return out;
+}
+
+/** 80 random bits → 16 characters of 5 bits. */
+function randomPart(): string {
+  let out = '';
   let bits = 0;
   let value = 0;
   for (const byte of randomBytes(10)) {
@@ -28,6 +52,15 @@ export function newId(now: number = Date.now()): string {
     value &= (1 << bits) - 1;
   }
   return out;
+}
+
+/** The base-32 number one larger, or undefined when every digit is already the largest. */
+function increment(digits: string): string | undefined {
+  for (let i = digits.length - 1; i >= 0; i--) {
+    const digit = ALPHABET.indexOf(digits[i] as string);
+    if (digit < ALPHABET.length - 1) return digits.slice(0, i) + (ALPHABET[digit + 1] as string) + '0'.repeat(digits.length - 1 - i);
+  }
+  return undefined;
 }
 
 /**
