@@ -55,6 +55,37 @@ describeEachDialect('GraphQL queries', (ctx) => {
     expect(Object.keys(users[0] ?? {})).toEqual(['name', 'posts', 'followers']);
   });
 
+  it('gives nested pages in their order, from the start and from the end, for one-to-many and many-to-many', async () => {
+    const p = (i: number): string => server.db.sql.placeholder(i);
+    const [busiest] = await server.db.all<{ id: string }>(
+      `SELECT author_id AS id FROM posts GROUP BY author_id ORDER BY count(*) DESC, author_id LIMIT 1`,
+    );
+    const id = (busiest as { id: string }).id;
+    // The expected orders, worked out here from plain rows: newest first, ties by id descending; followers by id.
+    const posts = (await server.db.all<{ id: string; createdAt: string }>(`SELECT id, created_at AS "createdAt" FROM posts WHERE author_id = ${p(0)}`, [id]))
+      .map((row) => ({ id: row.id, at: new Date(row.createdAt).getTime() }))
+      .sort((a, b) => b.at - a.at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .map((row) => row.id);
+    const followers = (await server.db.all<{ id: string }>(`SELECT target_id AS id FROM users_followers WHERE source_id = ${p(0)}`, [id]))
+      .map((row) => row.id)
+      .sort();
+    expect(posts.length).toBeGreaterThan(4);
+    expect(followers.length).toBeGreaterThan(2);
+
+    const newest = `orderBy: [{ field: createdAt, direction: DESC }]`;
+    const response = await gql(
+      server.url,
+      `{ user(id: "${id}") { first: posts(first: 4, ${newest}) { id } last: posts(last: 4, ${newest}) { id } firstFollowers: followers(first: 2) { id } lastFollowers: followers(last: 2) { id } } }`,
+    );
+    expect(response.json.errors).toBeUndefined();
+    const ids = (list: { id: string }[]): string[] => list.map((item) => item.id);
+    const user = response.json.data.user as Record<'first' | 'last' | 'firstFollowers' | 'lastFollowers', { id: string }[]>;
+    expect(ids(user.first)).toEqual(posts.slice(0, 4));
+    expect(ids(user.last)).toEqual(posts.slice(-4));
+    expect(ids(user.firstFollowers)).toEqual(followers.slice(0, 2));
+    expect(ids(user.lastFollowers)).toEqual(followers.slice(-2));
+  });
+
   it('runs one statement per root field', async () => {
     const before = server.db.statementCount;
     const response = await gql(server.url, `{ a: users(first: 2) { id } b: posts(first: 2) { id } usersCount }`);

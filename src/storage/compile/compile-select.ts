@@ -2,7 +2,7 @@ import type { ManyToManyRelation, ResourceType, ScalarField, ToManyRelation } fr
 import { orderSignature } from '../../plan/cursor.js';
 import type { ListNode, OrderKey, Param, ReadNode, Selection } from '../../plan/read-plan.js';
 import { columnOf, compileFilter } from './compile-filter.js';
-import { compileKeyset, compileOrderBy, derivedOrderColumns, orderColumns, orderKeyColumn } from './compile-order.js';
+import { compileKeyset, compileOrderBy, derivedOrderColumns, orderColumns, orderKeyColumn, type OrderColumn } from './compile-order.js';
 import { sqlString, type SqlContext } from './sql-context.js';
 
 /**
@@ -139,12 +139,8 @@ export function compilePageRows(
   const built = compileObject(ctx, node, source.alias, node.order);
   const { within } = options;
   const object = within === undefined ? built : `CASE WHEN ${ctx.ref(source.alias, 'id')} IS NULL THEN NULL ELSE ${built} END`;
-  const where: string[] = [];
-  if (source.link !== undefined) where.push(source.link);
-  if (node.filter !== undefined) where.push(compileFilter(ctx, source.target, source.alias, node.filter));
+  const where = pageConditions(ctx, source, node, columns);
   const { page } = node;
-  if (page.after !== undefined) where.push(compileKeyset(ctx, columns, node.order, page.after, true));
-  if (page.before !== undefined) where.push(compileKeyset(ctx, columns, node.order, page.before, false));
   const keys = columns.map((column, i) => `${column.expr} AS ${orderKeyColumn(i)}`).join(', ');
   // Params are positional on SQLite: registered in the order the text uses them.
   const parentId = within === undefined ? undefined : `${ctx.ref(within.alias, 'id')} = ${ctx.param(within.id)}`;
@@ -165,13 +161,44 @@ export function compilePageRows(
   );
 }
 
+/**
+ * A relation's page as a JSON array: `(SELECT agg(object) FROM (SELECT
+ * columns … ORDER BY … LIMIT n) d)`. The page subquery selects only the
+ * columns the objects read, and each object is built in the aggregate from
+ * them: built inside the subquery instead, SQLite would lose its JSON subtype
+ * at the boundary and parse every object again. The page leaves its subquery
+ * in order (an ORDER BY with a LIMIT, which neither database merges into the
+ * aggregate), so the aggregate keeps that order without sorting again, as
+ * PostgREST's embedding does; only a page read from the end (`last: n`)
+ * arrives backwards and is turned round by the aggregate's own ORDER BY.
+ */
+/** What keeps a page's rows: the parent link, the filter, and the cursors' keyset conditions. */
+function pageConditions(ctx: SqlContext, source: RelationSource, node: ListNode, columns: readonly OrderColumn[]): string[] {
+  const where: string[] = [];
+  if (source.link !== undefined) where.push(source.link);
+  if (node.filter !== undefined) where.push(compileFilter(ctx, source.target, source.alias, node.filter));
+  const { page } = node;
+  if (page.after !== undefined) where.push(compileKeyset(ctx, columns, node.order, page.after, true));
+  if (page.before !== undefined) where.push(compileKeyset(ctx, columns, node.order, page.before, false));
+  return where;
+}
+
 function compileNestedList(ctx: SqlContext, type: ResourceType, alias: string, fieldName: string, node: ListNode): string {
   const source = relationSource(ctx, type, alias, fieldName);
-  const rows = compilePageRows(ctx, source, node, { extraRow: false, asText: false });
   const derived = ctx.alias();
-  const keyColumns = derivedOrderColumns(derived, orderColumns(ctx, source, node.order));
-  const aggregate = ctx.sql.jsonArrayAgg(ctx.sql.embedJson(`${derived}.j`), compileOrderBy(keyColumns, node.order, false));
-  return ctx.sql.embedJson(`(SELECT ${aggregate} FROM (${rows}) ${derived})`);
+  // Compiled first: its parameters come first in the text.
+  const { text: object, columns: used } = ctx.recordColumns(derived, () => compileObject(ctx, node, derived, node.order));
+  const columns = orderColumns(ctx, source, node.order);
+  const selected = used.map((column) => `${ctx.ref(source.alias, column)} AS ${ctx.sql.quoteIdent(column)}`);
+  const { fromEnd } = node.page;
+  if (fromEnd) selected.push(...columns.map((column, i) => `${column.expr} AS ${orderKeyColumn(i)}`));
+  const where = pageConditions(ctx, source, node, columns);
+  const rows =
+    `SELECT ${selected.length === 0 ? '1 AS found' : selected.join(', ')} FROM ${source.from}` +
+    (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
+    ` ORDER BY ${compileOrderBy(columns, node.order, fromEnd)} LIMIT ${ctx.param(node.page.limit)}`;
+  const order = fromEnd ? compileOrderBy(derivedOrderColumns(derived, columns), node.order, false) : '';
+  return ctx.sql.embedJson(`(SELECT ${ctx.sql.jsonArrayAgg(object, order)} FROM (${rows}) ${derived})`);
 }
 
 /** Used by the total count of a root list: the same rows without paging. */
