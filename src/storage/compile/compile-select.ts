@@ -118,7 +118,7 @@ function relationSource(ctx: SqlContext, type: ResourceType, alias: string, fiel
 
 /**
  * `SELECT j, o0, o1 … FROM … WHERE … ORDER BY … LIMIT n`: the page of rows,
- * each with its JSON and its order-key values (for aggregation order and cursors).
+ * each with its JSON and its order-key values (for the page's cursors).
  *
  * `within` reads the page of one parent record's relation as
  * `FROM parent LEFT JOIN rows ON … WHERE parent.id = ?`: no row at all means
@@ -161,17 +161,6 @@ export function compilePageRows(
   );
 }
 
-/**
- * A relation's page as a JSON array: `(SELECT agg(object) FROM (SELECT
- * columns … ORDER BY … LIMIT n) d)`. The page subquery selects only the
- * columns the objects read, and each object is built in the aggregate from
- * them: built inside the subquery instead, SQLite would lose its JSON subtype
- * at the boundary and parse every object again. The page leaves its subquery
- * in order (an ORDER BY with a LIMIT, which neither database merges into the
- * aggregate), so the aggregate keeps that order without sorting again, as
- * PostgREST's embedding does; only a page read from the end (`last: n`)
- * arrives backwards and is turned round by the aggregate's own ORDER BY.
- */
 /** What keeps a page's rows: the parent link, the filter, and the cursors' keyset conditions. */
 function pageConditions(ctx: SqlContext, source: RelationSource, node: ListNode, columns: readonly OrderColumn[]): string[] {
   const where: string[] = [];
@@ -183,6 +172,17 @@ function pageConditions(ctx: SqlContext, source: RelationSource, node: ListNode,
   return where;
 }
 
+/**
+ * A relation's page as a JSON array: `(SELECT agg(object) FROM (SELECT
+ * columns … ORDER BY … LIMIT n) d)`. The page subquery selects only the
+ * columns the objects read, and each object is built in the aggregate from
+ * them: built inside the subquery instead, SQLite would lose its JSON subtype
+ * at the boundary and parse every object again. The page leaves its subquery
+ * in order (an ORDER BY with a LIMIT, which neither database merges into the
+ * aggregate), so the aggregate keeps that order without sorting again, as
+ * PostgREST's embedding does; only a page read from the end (`last: n`)
+ * arrives backwards and is turned round by the aggregate's own ORDER BY.
+ */
 function compileNestedList(ctx: SqlContext, type: ResourceType, alias: string, fieldName: string, node: ListNode): string {
   const source = relationSource(ctx, type, alias, fieldName);
   const derived = ctx.alias();
