@@ -9,7 +9,8 @@ const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
  * B-tree inserts at the right edge and makes `order by id` meaningful. Within
  * one millisecond (or if the clock steps back) the random part of the last
  * id is incremented instead, as ULID's monotonic generation does, so ids made
- * by one process sort in the order they were made.
+ * by one process sort in the order they were made. (So within a burst the
+ * next id is guessable: ids are names, never secrets or access checks.)
  */
 export function newId(now: number = Date.now()): string {
   if (now <= last.time) {

@@ -154,11 +154,11 @@ export function compilePageRows(
       `WHERE ${parentId} ORDER BY ${compileOrderBy(columns, node.order, page.fromEnd)} LIMIT ${limit}`
     );
   }
-  return (
-    `SELECT ${json} FROM ${source.from}` +
-    (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
-    ` ORDER BY ${compileOrderBy(columns, node.order, page.fromEnd)} LIMIT ${limit}`
-  );
+  return selectPage(json, source, where, compileOrderBy(columns, node.order, page.fromEnd), limit);
+}
+
+function selectPage(select: string, source: RelationSource, where: readonly string[], orderBy: string, limit: string): string {
+  return `SELECT ${select} FROM ${source.from}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${orderBy} LIMIT ${limit}`;
 }
 
 /** What keeps a page's rows: the parent link, the filter, and the cursors' keyset conditions. */
@@ -193,10 +193,8 @@ function compileNestedList(ctx: SqlContext, type: ResourceType, alias: string, f
   const { fromEnd } = node.page;
   if (fromEnd) selected.push(...columns.map((column, i) => `${column.expr} AS ${orderKeyColumn(i)}`));
   const where = pageConditions(ctx, source, node, columns);
-  const rows =
-    `SELECT ${selected.length === 0 ? '1 AS found' : selected.join(', ')} FROM ${source.from}` +
-    (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
-    ` ORDER BY ${compileOrderBy(columns, node.order, fromEnd)} LIMIT ${ctx.param(node.page.limit)}`;
+  const select = selected.length === 0 ? '1 AS found' : selected.join(', ');
+  const rows = selectPage(select, source, where, compileOrderBy(columns, node.order, fromEnd), ctx.param(node.page.limit));
   const order = fromEnd ? compileOrderBy(derivedOrderColumns(derived, columns), node.order, false) : '';
   return ctx.sql.embedJson(`(SELECT ${ctx.sql.jsonArrayAgg(object, order)} FROM (${rows}) ${derived})`);
 }
