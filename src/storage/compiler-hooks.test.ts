@@ -74,7 +74,7 @@ describeEachDialect('compiler hooks', (ctx) => {
       ['kind', `'thing'`],
       [
         'parts',
-        h.embedJson(
+        h.embedArray(
           `(SELECT ${h.jsonArrayAgg(h.embedJson('d.j'), 'd.r DESC')} FROM ` +
             `(SELECT ${h.jsonObject([['id', 'p.id'], ['rank', 'p.rank']])} AS j, p.rank AS r FROM parts p WHERE p.thing_id = ${alias}.id) d)`,
         ),
@@ -98,15 +98,14 @@ describeEachDialect('compiler hooks', (ctx) => {
     for (const row of rows) expect(JSON.stringify(JSON.parse(row.j))).toBe(row.j);
   });
 
-  it('aggregates whole objects into an ordered array, [] when there are none', async () => {
+  it('aggregates whole objects into an ordered array, [] when there are none, embedded in an object', async () => {
+    const inObject = (aggregate: string): string => h.jsonText(h.jsonObject([['a', h.embedArray(aggregate)]]));
     const [row] = await db.all<{ j: string }>(
-      `SELECT ${h.jsonText(`(SELECT ${h.jsonArrayAgg(h.embedJson('d.j'), 'd.k ASC')} FROM (SELECT ${h.jsonObject([['id', 't.id']])} AS j, t.id AS k FROM things t) d)`)} AS j`,
+      `SELECT ${inObject(`(SELECT ${h.jsonArrayAgg(h.embedJson('d.j'), 'd.k ASC')} FROM (SELECT ${h.jsonObject([['id', 't.id']])} AS j, t.id AS k FROM things t) d)`)} AS j`,
     );
-    expect(row?.j).toBe('[{"id":"a"},{"id":"b"},{"id":"c"}]');
-    const [none] = await db.all<{ j: string }>(
-      `SELECT ${h.jsonText(`(SELECT ${h.jsonArrayAgg('t.id', 't.id')} FROM things t WHERE t.id = 'zzz')`)} AS j`,
-    );
-    expect(none?.j).toBe('[]');
+    expect(row?.j).toBe('{"a":[{"id":"a"},{"id":"b"},{"id":"c"}]}');
+    const [none] = await db.all<{ j: string }>(`SELECT ${inObject(`(SELECT ${h.jsonArrayAgg('t.id', 't.id')} FROM things t WHERE t.id = 'zzz')`)} AS j`);
+    expect(none?.j).toBe('{"a":[]}');
   });
 
   it('embeds a to-one subquery object as an object, and a missing one as null', async () => {

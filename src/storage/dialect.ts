@@ -53,8 +53,14 @@ export interface SqlCompilerHooks {
   quoteIdent(name: string): string;
   /** JSON object from alternating key / value expressions. */
   jsonObject(pairs: readonly (readonly [string, string])[]): string;
-  /** Aggregate JSON values into an array in the given order; `[]` for no rows. */
+  /**
+   * Aggregate JSON values into an array in the given order; `[]` for no rows.
+   * The result is embedded with `embedArray`, and may be in the dialect's
+   * own form until then (SQLite: JSONB).
+   */
   jsonArrayAgg(valueExpr: string, orderBy: string): string;
+  /** Embed an array built by `jsonArrayAgg` in a subquery, so it stays JSON in an outer object. */
+  embedArray(expr: string): string;
   /** Embed a JSON value produced by a subquery so it stays JSON in an outer object. */
   embedJson(expr: string): string;
   /** A boolean column rendered as JSON true/false/null. */

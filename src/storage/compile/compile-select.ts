@@ -196,7 +196,7 @@ function compileNestedList(ctx: SqlContext, type: ResourceType, alias: string, f
   const select = selected.length === 0 ? '1 AS found' : selected.join(', ');
   const rows = selectPage(select, source, where, compileOrderBy(columns, node.order, fromEnd), ctx.param(node.page.limit));
   const order = fromEnd ? compileOrderBy(derivedOrderColumns(derived, columns), node.order, false) : '';
-  return ctx.sql.embedJson(`(SELECT ${ctx.sql.jsonArrayAgg(object, order)} FROM (${rows}) ${derived})`);
+  return ctx.sql.embedArray(`(SELECT ${ctx.sql.jsonArrayAgg(object, order)} FROM (${rows}) ${derived})`);
 }
 
 /** Used by the total count of a root list: the same rows without paging. */

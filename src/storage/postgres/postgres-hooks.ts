@@ -42,6 +42,7 @@ export const postgresHooks = Object.freeze({
   jsonArrayAgg: (valueExpr: string, orderBy: string): string =>
     `coalesce(array_to_json(array_agg(${typed(valueExpr)}${orderBy === '' ? '' : ` ORDER BY ${orderBy}`})), '[]'::json)`,
   embedJson: (expr: string): string => `(${expr})::json`,
+  embedArray: (expr: string): string => `(${expr})::json`,
   // row_to_json and to_json write a boolean as true/false already.
   jsonBoolean: (expr: string): string => `(${expr})`,
   jsonTimestamp: (expr: string): string => `to_char((${expr}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,

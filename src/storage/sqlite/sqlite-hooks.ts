@@ -26,9 +26,12 @@ export const sqliteHooks = Object.freeze({
   placeholder: (_index: number): string => '?',
   quoteIdent,
   jsonObject,
-  // json_group_array already yields '[]' for no rows, so no coalesce is needed.
+  // The array as JSONB (SQLite 3.45+), which json_object embeds as it is:
+  // JSON text would lose its subtype leaving the subquery and be parsed
+  // again (7% of a user-with-two-lists statement). Yields '[]' for no rows.
   jsonArrayAgg: (valueExpr: string, orderBy: string): string =>
-    orderBy === '' ? `json_group_array(${valueExpr})` : `json_group_array(${valueExpr} ORDER BY ${orderBy})`,
+    orderBy === '' ? `jsonb_group_array(${valueExpr})` : `jsonb_group_array(${valueExpr} ORDER BY ${orderBy})`,
+  embedArray: (expr: string): string => expr,
   embedJson: (expr: string): string => `json(${expr})`,
   jsonBoolean: (expr: string): string => `CASE ${expr} WHEN 1 THEN json('true') WHEN 0 THEN json('false') END`,
   // Stored as ISO-8601 text with milliseconds and Z already.
