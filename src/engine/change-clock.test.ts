@@ -14,10 +14,27 @@ const SDL = 'type User { id: ID!  name: String! }';
  * while it was held: a round trip that is slow to come back (or, given a
  * failure on release, one that fails).
  */
-function withHeldClockReads(db: Database): { db: Database; hold(): void; release(failure?: Error): void; reads(): number; sent(): Promise<void> } {
+function withHeldClockReads(db: Database): {
+  db: Database;
+  hold(): void;
+  release(failure?: Error): void;
+  reads(): number;
+  /** Looks at `dataVersion` (SQLite's WAL-index header), which can stand in for a read. */
+  versionLooks(): number;
+  sent(): Promise<void>;
+} {
   let gate: Promise<Error | undefined> | undefined;
   let open = (_failure: Error | undefined): void => undefined;
   let reads = 0;
+  let versionLooks = 0;
+  const dataVersion = db.dataVersion;
+  const countedDataVersion =
+    dataVersion === undefined
+      ? undefined
+      : (): Promise<number> => {
+          versionLooks++;
+          return dataVersion();
+        };
   let onSent = (): void => undefined;
   const all = async <Row,>(sql: string, params?: readonly SqlValue[]): Promise<Row[]> => {
     const rows = await db.all<Row>(sql, params);
@@ -31,6 +48,7 @@ function withHeldClockReads(db: Database): { db: Database; hold(): void; release
   const wrapped = new Proxy(db, {
     get(target, key) {
       if (key === 'all') return all;
+      if (key === 'dataVersion') return countedDataVersion;
       const value: unknown = Reflect.get(target, key, target);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
@@ -45,6 +63,7 @@ function withHeldClockReads(db: Database): { db: Database; hold(): void; release
       open(failure);
     },
     reads: () => reads,
+    versionLooks: () => versionLooks,
     sent: () => new Promise((resolve) => (onSent = resolve)),
   };
 }
@@ -96,6 +115,15 @@ describeEachDialect('change clocks', (ctx) => {
     const next = await clock.stateOf(['users'], 0);
     expect(next.version).not.toBe(after[0]?.version);
     expect(held.reads()).toBe(3);
+  });
+
+  it('revalidations asked in the same event-loop turn share one read, sent after the last of them', async () => {
+    const held = withHeldClockReads(db);
+    const clock = new ChangeClock(held.db);
+    const states = await Promise.all([clock.stateOf(['users'], 0), clock.stateOf(['users'], 0), clock.stateOf(['users'], 0)]);
+    expect(held.reads()).toBe(1);
+    expect(held.versionLooks()).toBeLessThanOrEqual(1);
+    expect(new Set(states.map((state) => state.version)).size).toBe(1);
   });
 
   it('a failed clock read fails its own callers only; the revalidations queued behind it still get a fresh read', async () => {

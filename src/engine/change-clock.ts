@@ -111,14 +111,20 @@ export class ChangeClock {
    * sent after the caller arrived: a commit acknowledged before the request
    * came in is then always seen, whichever instance made it. So a caller may
    * share a read that has not been sent yet, never one already under way.
-   * Under load this is group commit in reverse: while one read is out, every
-   * revalidation that arrives waits for the next, and that one read serves
-   * them all (on PostgreSQL a round trip per batch instead of per request;
-   * on SQLite a read is out only while it waits behind a write transaction).
+   *
+   * A read is sent in the event loop's check phase (`setImmediate`), after
+   * the poll phase has read every socket that was ready: every revalidation
+   * parsed in that turn shares it, and each of those requests had arrived
+   * before it was read from its socket, so before the read. While one read is
+   * out, the revalidations that arrive wait for the next. Under load this is
+   * group commit in reverse: on PostgreSQL a round trip per batch instead of
+   * per request, on SQLite one look at the WAL-index header per turn.
    */
   private fresh(): Promise<ClockSnapshot> {
     if (this.freshQueued !== undefined) return this.freshQueued;
-    const send = (): Promise<ClockSnapshot> => {
+    const previous = this.freshInFlight?.catch(() => undefined) ?? Promise.resolve(undefined);
+    const queued = previous.then(nextCheckPhase).then(() => {
+      this.freshQueued = undefined;
       const read = this.refresh();
       this.freshInFlight = read;
       const settle = (): void => {
@@ -126,11 +132,6 @@ export class ChangeClock {
       };
       read.then(settle, settle);
       return read;
-    };
-    if (this.freshInFlight === undefined) return send();
-    const queued = this.freshInFlight.catch(() => undefined).then(() => {
-      this.freshQueued = undefined;
-      return send();
     });
     this.freshQueued = queued;
     return queued;
@@ -165,6 +166,8 @@ export class ChangeClock {
     return new Map(rows.map((row) => [row.table_name, { version: Number(row.version), changedAt: row.changed_at ?? undefined }]));
   }
 }
+
+const nextCheckPhase = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** A row of the clock table (bigint versions may arrive as text). */
 interface ClockRow {
