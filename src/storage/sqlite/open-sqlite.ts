@@ -10,6 +10,7 @@ import { StorageOpenError } from '../storage-open-error.js';
 import { mapSqliteError } from './map-sqlite-error.js';
 import { sqliteHooks } from './sqlite-hooks.js';
 import { createSqliteSchema } from './sqlite-schema.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
 import { watchCommits } from './wal-commits.js';
 
 export interface SqliteOptions {
@@ -19,6 +20,8 @@ export interface SqliteOptions {
   readonly busyTimeoutMs?: number;
   /** Prepared statements kept, least recently used dropped first. Default 500. */
   readonly statementCacheSize?: number;
+  /** WAL frames (pages) not yet in the database file that make a checkpoint due; it runs on a worker thread. Default 1000. */
+  readonly checkpointFrames?: number;
 }
 
 const NO_PARAMS: readonly SqlValue[] = Object.freeze([]);
@@ -131,6 +134,7 @@ class SqliteDatabase implements Database {
   readonly #begin: BetterSqlite3.Statement;
   readonly #commit: BetterSqlite3.Statement;
   readonly #rollback: BetterSqlite3.Statement;
+  readonly #checkpointer: WalCheckpointer | undefined;
   #count = 0;
   /** Operations queued behind (or being) a transaction. */
   #queued = 0;
@@ -148,6 +152,7 @@ class SqliteDatabase implements Database {
     this.#commit = db.prepare('COMMIT');
     this.#rollback = db.prepare('ROLLBACK');
     const watch = db.pragma('journal_mode', { simple: true }) === 'wal' ? watchCommits(db.name) : undefined;
+    this.#checkpointer = watch === undefined ? undefined : new WalCheckpointer(db, watch, options.checkpointFrames);
     if (watch !== undefined) {
       this.dataVersion = () => Promise.resolve(watch.read());
     } else {
@@ -189,6 +194,7 @@ class SqliteDatabase implements Database {
 
   async close(): Promise<void> {
     await this.#tail;
+    await this.#checkpointer?.close();
     this.#cache.clear();
     if (this.#db.open) this.#db.close();
   }
@@ -196,15 +202,28 @@ class SqliteDatabase implements Database {
   #all<Row>(sql: string, params: readonly SqlValue[]): Row[] {
     const statement = this.#prepare(sql);
     this.#count++;
-    if (statement.reader) return statement.all(bindable(params)) as Row[];
+    if (statement.reader) {
+      const rows = statement.all(bindable(params)) as Row[];
+      // INSERT … RETURNING and the like write too.
+      if (!statement.readonly) this.#noteAutocommit();
+      return rows;
+    }
     statement.run(bindable(params));
+    this.#noteAutocommit();
     return [];
   }
 
   #run(sql: string, params: readonly SqlValue[]): { readonly changes: number } {
     const statement = this.#prepare(sql);
     this.#count++;
-    return { changes: statement.run(bindable(params)).changes };
+    const { changes } = statement.run(bindable(params));
+    this.#noteAutocommit();
+    return { changes };
+  }
+
+  /** A statement that ran outside a transaction committed on its own (transactions are only opened by `#transact`). */
+  #noteAutocommit(): void {
+    if (this.#current === undefined) this.#checkpointer?.noteCommit();
   }
 
   #prepare(sql: string): BetterSqlite3.Statement {
@@ -301,6 +320,7 @@ class SqliteDatabase implements Database {
         const result = await transactionScope.run(scope, () => work(tx));
         if (before !== undefined && this.#footprint() !== before) this.#checkForeignKeys();
         this.#commit.run();
+        this.#checkpointer?.noteCommit();
         return result;
       } catch (error) {
         // Some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY, SQLITE_NOMEM) have rolled back already.

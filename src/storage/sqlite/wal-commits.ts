@@ -1,4 +1,5 @@
 import { fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
+import { endianness } from 'node:os';
 
 /** The WAL-index header (https://sqlite.org/walformat.html §2.2.1): 48 bytes, stored twice at the start of the `-shm` file. */
 const HEADER_BYTES = 48;
@@ -6,11 +7,17 @@ const HEADER_BYTES = 48;
 const WAL_INDEX_VERSION = 3007000;
 /** Offset of `isInit`, 1 once a connection has built the WAL-index. */
 const IS_INIT = 12;
+/** Offset of `mxFrame`, the last valid frame in the WAL (native byte order, as every field here). */
+const MX_FRAME = 16;
+/** Offset of `nBackfill`, the frames already copied into the database, the first field of the checkpoint information after the two header copies (§2.2.2). */
+const N_BACKFILL = HEADER_BYTES * 2;
 
 /** A count that moves whenever anyone commits to the database. */
 export interface CommitWatch {
   /** The count now; a different number than last time means something was committed in between. */
   read(): number;
+  /** Frames in the WAL not yet copied into the database by a checkpoint (0 when the header cannot be read). */
+  framesToCheckpoint(): number;
 }
 
 /**
@@ -65,6 +72,8 @@ export function watchCommits(databasePath: string): CommitWatch | undefined {
   if (!built) return undefined;
   now.copy(seen);
   let count = 0;
+  const progress = Buffer.alloc(N_BACKFILL + 4);
+  const field = (offset: number): number => (LITTLE_ENDIAN ? progress.readUInt32LE(offset) : progress.readUInt32BE(offset));
   return {
     read() {
       if (!settled() || !now.equals(seen)) {
@@ -73,8 +82,19 @@ export function watchCommits(databasePath: string): CommitWatch | undefined {
       }
       return count;
     },
+    framesToCheckpoint() {
+      try {
+        // A torn read only misjudges when the next checkpoint is due.
+        if (readSync(fd, progress, 0, progress.length, 0) !== progress.length) return 0;
+      } catch {
+        return 0;
+      }
+      return Math.max(0, field(MX_FRAME) - field(N_BACKFILL));
+    },
   };
 }
+
+const LITTLE_ENDIAN = endianness() === 'LE';
 
 function shmDescriptor(databasePath: string): number | undefined {
   try {
