@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../../test/support/databases.js';
 import { encodeCursor } from '../plan/cursor.js';
 import { loadSchema } from '../schema/load-schema.js';
-import type { Database, SqlCompilerHooks } from './dialect.js';
+import type { Database, JsonMember, SqlCompilerHooks } from './dialect.js';
 import { migrate } from './migrate/migrate.js';
 
 const SDL = `
@@ -69,8 +69,8 @@ describeEachDialect('compiler hooks', (ctx) => {
       ['ratio', h.jsonFloat(`${alias}.ratio`)],
       ['flag', h.jsonBoolean(`${alias}.flag`)],
       ['at', h.jsonTimestamp(`${alias}.at`)],
-      ['data', h.jsonValue(`${alias}.data`)],
-      ['tags', h.jsonValue(`${alias}.tags`)],
+      ['data', h.jsonValue(`${alias}.data`), 'json'],
+      ['tags', h.jsonValue(`${alias}.tags`), 'json'],
       ['kind', `'thing'`],
       [
         'parts',
@@ -78,6 +78,7 @@ describeEachDialect('compiler hooks', (ctx) => {
           `(SELECT ${h.jsonArrayAgg(h.embedJson('d.j'), 'd.r DESC')} FROM ` +
             `(SELECT ${h.jsonObject([['id', 'p.id'], ['rank', 'p.rank']])} AS j, p.rank AS r FROM parts p WHERE p.thing_id = ${alias}.id) d)`,
         ),
+        'embedded',
       ],
     ]);
 
@@ -99,23 +100,58 @@ describeEachDialect('compiler hooks', (ctx) => {
   });
 
   it('aggregates whole objects into an ordered array, [] when there are none, embedded in an object', async () => {
-    const inObject = (aggregate: string): string => h.jsonText(h.jsonObject([['a', h.embedArray(aggregate)]]));
+    const inObject = (aggregate: string): string => h.jsonText(h.jsonObject([['a', h.embedArray(aggregate), 'embedded']]));
     const [row] = await db.all<{ j: string }>(
       `SELECT ${inObject(`(SELECT ${h.jsonArrayAgg(h.embedJson('d.j'), 'd.k ASC')} FROM (SELECT ${h.jsonObject([['id', 't.id']])} AS j, t.id AS k FROM things t) d)`)} AS j`,
     );
     expect(row?.j).toBe('{"a":[{"id":"a"},{"id":"b"},{"id":"c"}]}');
-    const [none] = await db.all<{ j: string }>(`SELECT ${inObject(`(SELECT ${h.jsonArrayAgg('t.id', 't.id')} FROM things t WHERE t.id = 'zzz')`)} AS j`);
+    const [none] = await db.all<{ j: string }>(
+      `SELECT ${inObject(`(SELECT ${h.jsonArrayAgg(h.jsonObject([['id', 't.id']]), 't.id')} FROM things t WHERE t.id = 'zzz')`)} AS j`,
+    );
     expect(none?.j).toBe('{"a":[]}');
   });
 
   it('embeds a to-one subquery object as an object, and a missing one as null', async () => {
     const object = h.jsonObject([
       ['id', 'p.id'],
-      ['thing', h.embedJson(`(SELECT ${h.jsonObject([['id', 't.id'], ['flag', h.jsonBoolean('t.flag')]])} FROM things t WHERE t.id = p.thing_id)`)],
-      ['missing', h.embedJson(`(SELECT ${h.jsonObject([['id', 't.id']])} FROM things t WHERE t.id = 'nope')`)],
+      ['thing', h.embedJson(`(SELECT ${h.jsonObject([['id', 't.id'], ['flag', h.jsonBoolean('t.flag')]])} FROM things t WHERE t.id = p.thing_id)`), 'embedded'],
+      ['missing', h.embedJson(`(SELECT ${h.jsonObject([['id', 't.id']])} FROM things t WHERE t.id = 'nope')`), 'embedded'],
     ]);
     const rows = await db.all<{ j: string }>(`SELECT ${h.jsonText(object)} AS j FROM parts p ORDER BY p.id`);
     expect(rows[0]?.j).toBe('{"id":"p1","thing":{"id":"a","flag":true},"missing":null}');
+  });
+
+  it('splices nested JSON in any position, beside values that end in a brace, in objects of any width', async () => {
+    const parts = h.embedArray(`(SELECT ${h.jsonArrayAgg(h.jsonObject([['id', 'p.id']]), 'p.id ASC')} FROM parts p WHERE p.thing_id = t.id)`);
+    const object = h.jsonObject([
+      ['first', parts, 'embedded'],
+      ['data', h.jsonValue('t.data'), 'json'],
+      ['again', parts, 'embedded'],
+      ['brace', `'ends}'`],
+      ['tags', h.jsonValue('t.tags'), 'json'],
+      ['data2', h.jsonValue('t.data'), 'json'],
+      ['last', parts, 'embedded'],
+    ]);
+    const rows = await db.all<{ j: string }>(`SELECT ${h.jsonText(object)} AS j FROM things t ORDER BY t.id`);
+    const data = [{ z: 1, a: [true, null, 'x'], m: { k: 2.5 } }, null, []];
+    const tags = [['x', 'y'], null, []];
+    const partsOf = [[{ id: 'p1' }, { id: 'p2' }, { id: 'p3' }], [], []];
+    expect(rows.map((row) => row.j)).toEqual(
+      [0, 1, 2].map((i) =>
+        JSON.stringify({ first: partsOf[i], data: data[i], again: partsOf[i], brace: 'ends}', tags: tags[i], data2: data[i], last: partsOf[i] }),
+      ),
+    );
+
+    // 600 members: more than one call takes, a JSON column's object where a
+    // run of 499 ends, and nested JSON in between.
+    const wide: JsonMember[] = Array.from({ length: 600 }, (_, i) => [`f${i}`, String(i)]);
+    wide[300] = ['f300', parts, 'embedded'];
+    wide[498] = ['f498', h.jsonValue('t.data'), 'json'];
+    const [first] = await db.all<{ j: string }>(`SELECT ${h.jsonText(h.jsonObject(wide))} AS j FROM things t WHERE t.id = 'a'`);
+    const expected: Record<string, unknown> = Object.fromEntries(wide.map(([key, value]) => [key, Number(value)]));
+    expected.f300 = partsOf[0];
+    expected.f498 = data[0];
+    expect(first?.j).toBe(JSON.stringify(expected));
   });
 
   it('handles keys too long for an identifier and objects wider than one function call allows', async () => {

@@ -44,6 +44,16 @@ export interface Database extends SqlRunner {
 }
 
 /**
+ * A member of a JSON object built in SQL: its key, its value expression, and
+ * what the value is. By default a plain SQL value (text, number, null, or a
+ * `jsonBoolean` / `jsonFloat` / `jsonTimestamp`); `json` for a JSON column's
+ * value (`jsonValue`: it may be an object or an array); `embedded` for JSON
+ * built by a nested subquery (`embedArray` / `embedJson`), which the object
+ * takes as it is.
+ */
+export type JsonMember = readonly [key: string, value: string, kind?: 'json' | 'embedded'];
+
+/**
  * The small set of spellings in which the two SQL dialects differ. The
  * compiler is written once against these hooks (as Kysely's are).
  */
@@ -51,17 +61,17 @@ export interface SqlCompilerHooks {
   /** Placeholder for the n-th (0-based) parameter: `?` or `$1`. */
   placeholder(index: number): string;
   quoteIdent(name: string): string;
-  /** JSON object from alternating key / value expressions. */
-  jsonObject(pairs: readonly (readonly [string, string])[]): string;
+  /** A JSON object from its members, in order. */
+  jsonObject(members: readonly JsonMember[]): string;
   /**
-   * Aggregate JSON values into an array in the given order; `[]` for no rows.
-   * The result is embedded with `embedArray`, and may be in the dialect's
-   * own form until then (SQLite: JSONB).
+   * Aggregate JSON objects (built by `jsonObject`) into an array in the
+   * given order; `[]` for no rows. The result is embedded with `embedArray`,
+   * and may be in the dialect's own form until then (SQLite: text).
    */
-  jsonArrayAgg(valueExpr: string, orderBy: string): string;
+  jsonArrayAgg(objectExpr: string, orderBy: string): string;
   /** Embed an array built by `jsonArrayAgg` in a subquery, so it stays JSON in an outer object. */
   embedArray(expr: string): string;
-  /** Embed a JSON value produced by a subquery so it stays JSON in an outer object. */
+  /** Embed a JSON object produced by a subquery (NULL when it found no row) so it stays JSON in an outer object or array. */
   embedJson(expr: string): string;
   /** A boolean column rendered as JSON true/false/null. */
   jsonBoolean(expr: string): string;

@@ -1,6 +1,7 @@
 import type { ManyToManyRelation, ResourceType, ScalarField, ToManyRelation } from '../../schema/model.js';
 import { orderSignature } from '../../plan/cursor.js';
 import type { ListNode, OrderKey, Param, ReadNode, Selection } from '../../plan/read-plan.js';
+import type { JsonMember } from '../dialect.js';
 import { columnOf, compileFilter } from './compile-filter.js';
 import { compileKeyset, compileOrderBy, derivedOrderColumns, orderColumns, orderKeyColumn, type OrderColumn } from './compile-order.js';
 import { sqlString, type SqlContext } from './sql-context.js';
@@ -12,8 +13,16 @@ import { sqlString, type SqlContext } from './sql-context.js';
  */
 export function compileObject(ctx: SqlContext, node: ReadNode, alias: string, order?: readonly OrderKey[]): string {
   const type = ctx.type(node.type);
-  const pairs = node.select.map((selection) => [selection.key, compileSelection(ctx, type, alias, selection, order)] as const);
-  return ctx.sql.jsonObject(pairs);
+  const members = node.select.map((selection): JsonMember => [selection.key, compileSelection(ctx, type, alias, selection, order), memberKind(ctx, type, selection)]);
+  return ctx.sql.jsonObject(members);
+}
+
+/** What `jsonObject` needs to know of a member's value: nested JSON, a JSON column's value, or a plain value. */
+function memberKind(ctx: SqlContext, type: ResourceType, selection: Selection): JsonMember[2] {
+  if (selection.kind === 'toOne' || selection.kind === 'toMany') return 'embedded';
+  if (selection.kind !== 'column') return undefined;
+  const field = ctx.field(type, selection.field);
+  return field.kind === 'scalar' && (field.list || field.scalar === 'JSON') ? 'json' : undefined;
 }
 
 function compileSelection(ctx: SqlContext, type: ResourceType, alias: string, selection: Selection, order: readonly OrderKey[] | undefined): string {
@@ -176,8 +185,7 @@ function pageConditions(ctx: SqlContext, source: RelationSource, node: ListNode,
  * A relation's page as a JSON array: `(SELECT agg(object) FROM (SELECT
  * columns … ORDER BY … LIMIT n) d)`. The page subquery selects only the
  * columns the objects read, and each object is built in the aggregate from
- * them: built inside the subquery instead, SQLite would lose its JSON subtype
- * at the boundary and parse every object again. The page leaves its subquery
+ * them, so only the rows of the page are ever written as JSON. The page leaves its subquery
  * in order (an ORDER BY with a LIMIT, which neither database merges into the
  * aggregate), so the aggregate keeps that order without sorting again, as
  * PostgREST's embedding does; only a page read from the end (`last: n`)
