@@ -257,6 +257,12 @@ async function main() {
   }
 
   const runs = [];
+  // The largest WAL file each SQLite server had after a write run. A server
+  // that never checkpoints writes faster until its disk fills (the
+  // hand-written one did, by accident, until 2026-11-24): the report says
+  // how far each let its WAL grow.
+  const walFiles = { 'diglot-sqlite': dataset.sqlite.diglot, 'fastify-sqlite': dataset.sqlite.fastify, 'mercurius-sqlite': dataset.sqlite.mercurius };
+  const walPeak = new Map();
   // Writes come last: the users they create would otherwise change what later reads return
   // (Diglot's time-ordered ids sort before the seeded ones, so users(first: 50) would list them).
   const phases = [workloads.filter((workload) => workload.write !== true), workloads.filter((workload) => workload.write === true)];
@@ -270,6 +276,9 @@ async function main() {
         if (!server.alive()) throw new Error(`${name} has stopped:\n${server.output()}`);
         const metrics = await measure({ server, peer: peerByName.get(name), spec, seconds: config.duration, connections: config.connections, backends });
         runs.push({ rep, workload: workload.id, peer: name, metrics });
+        if (workload.write === true && walFiles[name] !== undefined && existsSync(`${walFiles[name]}-wal`)) {
+          walPeak.set(name, Math.max(walPeak.get(name) ?? 0, statSync(`${walFiles[name]}-wal`).size));
+        }
         log(`  rep ${rep} ${workload.id.padEnd(3)} ${name.padEnd(16)} ${Math.round(metrics.opsPerSecond).toString().padStart(6)} ops/s  p99 ${metrics.p99} ms${metrics.unexpected > 0 ? `  (${metrics.unexpected} unexpected responses)` : ''}`);
       }
     }
@@ -281,6 +290,10 @@ async function main() {
     peers: Object.fromEntries(peersOf(workload).map((name) => [name, true])),
     expectOf: (name) => String(plan.find((entry) => entry.workload === workload && entry.name === name)?.spec.expect ?? 200),
   }));
+  if (walPeak.size > 0) {
+    const sizes = [...walPeak].map(([name, bytes]) => `${peerByName.get(name).label} ${(bytes / 2 ** 20).toFixed(1)} MiB`);
+    notes.push(`Largest WAL file after a write run (a server that stops checkpointing would show hundreds of MiB): ${sizes.join(' · ')}`);
+  }
   if (pgMissing !== undefined) notes.push(pgMissing);
   notes.push('SQL/op counts what each server process sent to its database driver (bench/lib/count-statements.mjs, preloaded into every server, Diglot\'s CLI included); json-server has no database.');
   const report = markdown({ env, config, workloads: shownWorkloads, runs, skips, notes, idle, targets });
