@@ -19,10 +19,12 @@ const objectCall = (members: readonly JsonMember[]): string =>
  * An object whose members include JSON built by a nested subquery is spliced
  * together as text, because `json_object` would write that JSON, its subtype
  * lost at the subquery's boundary, as a string. Parsing it again to get the
- * subtype back (`json(…)`, or building the nested arrays as JSONB) was most
- * of the cost of a nested read: measured in-process on the benchmark's data,
- * splicing made a user with 10 posts and 10 followers 28% cheaper and W4's
- * statement 13% cheaper, for byte-identical output.
+ * subtype back (`json(…)`, or building the nested arrays as JSONB) cost a
+ * parse of every nested object: measured in-process on the benchmark's
+ * data, splicing made the statement for a user with 10 posts and 10
+ * followers 28% cheaper and W4's 13% cheaper; in a server under load, CPU
+ * per request fell 12% on W9 and 6% on W5 (W4: no change), for
+ * byte-identical output.
  *
  * Runs of the other members are still written by one `json_object` each,
  * with the braces cut off: `substr(…, 2)` drops the `{`, which is always one
