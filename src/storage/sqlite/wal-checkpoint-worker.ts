@@ -15,11 +15,9 @@ export interface CheckpointWorkerData {
   readonly request: number;
   /** Set to 1 by the main thread to end the thread. */
   readonly stop: number;
-  /** Completed checkpoints, counted here (observability and tests). */
-  readonly done: number;
 }
 
-const { path, slots, request, stop, done } = workerData as CheckpointWorkerData;
+const { path, slots, request, stop } = workerData as CheckpointWorkerData;
 
 // A busy timeout of 0: a checkpoint that finds another one under way (another
 // process's, or the main connection's own backstop) gives up at once, and the
@@ -37,7 +35,6 @@ for (;;) {
     // PASSIVE: copies what no reader still needs, without waiting for or
     // blocking readers and writers; the main thread keeps committing meanwhile.
     checkpoint.all();
-    Atomics.add(slots, done, 1);
   } catch (error) {
     // Someone else is checkpointing: the next request retries. Anything else
     // ends the thread, and the main connection checkpoints for itself again.

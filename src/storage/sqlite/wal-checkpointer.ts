@@ -14,7 +14,6 @@ const LOOK_EVERY = 8;
 
 const REQUEST = 0;
 const STOP = 1;
-const DONE = 2;
 
 // Compiled, this module and the worker's are both .js in dist/; run from
 // source (the tests), both are .ts and Node strips the worker's types.
@@ -50,7 +49,7 @@ export class WalCheckpointer {
   readonly #db: BetterSqlite3.Database;
   readonly #watch: CommitWatch;
   readonly #frames: number;
-  readonly #slots = new Int32Array(new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT));
+  readonly #slots = new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
   #commits = 0;
   #worker: { readonly thread: Worker; readonly exited: Promise<void> } | undefined;
   #failed = false;
@@ -73,11 +72,6 @@ export class WalCheckpointer {
     Atomics.notify(this.#slots, REQUEST);
   }
 
-  /** Checkpoints the worker has completed. */
-  get checkpoints(): number {
-    return Atomics.load(this.#slots, DONE);
-  }
-
   /** Ends the thread (after the checkpoint under way, if any); the connection is closed after this. */
   async close(): Promise<void> {
     const worker = this.#worker;
@@ -91,7 +85,7 @@ export class WalCheckpointer {
   }
 
   #start(): { thread: Worker; exited: Promise<void> } {
-    const workerData: CheckpointWorkerData = { path: this.#db.name, slots: this.#slots, request: REQUEST, stop: STOP, done: DONE };
+    const workerData: CheckpointWorkerData = { path: this.#db.name, slots: this.#slots, request: REQUEST, stop: STOP };
     const thread = new Worker(WORKER_URL, { workerData });
     // Waiting for the next request must not keep the process alive.
     thread.unref();
