@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../dialect.js';
 import { openSqlite } from './open-sqlite.js';
-import { watchCommits } from './wal-commits.js';
+import { watchCommits, type CommitWatch } from './wal-commits.js';
 
 let folder: string;
 
@@ -24,13 +25,19 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   }
 }
 
+/** A database with a checkpoint threshold of FRAMES, a table `t`, and a watch on its WAL-index. */
+async function openWithTable(file: string): Promise<{ path: string; db: Database; watch: CommitWatch }> {
+  const path = join(folder, file);
+  const db = await openSqlite(path, { checkpointFrames: FRAMES });
+  await db.run('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
+  const watch = watchCommits(path);
+  if (watch === undefined) throw new Error('no WAL-index beside the database');
+  return { path, db, watch };
+}
+
 describe('WAL checkpoints on a worker thread', () => {
   it('copies the WAL into the database file between commits, and the data stays whole', async () => {
-    const path = join(folder, 'copied.db');
-    const db = await openSqlite(path, { checkpointFrames: FRAMES });
-    await db.run('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
-    const watch = watchCommits(path);
-    if (watch === undefined) throw new Error('no WAL-index beside the database');
+    const { path, db, watch } = await openWithTable('copied.db');
     // About two frames a commit: past the threshold, and well short of the
     // main connection's own backstop (four times it), so only the worker can
     // have copied the frames once the commits stop.
@@ -52,11 +59,7 @@ describe('WAL checkpoints on a worker thread', () => {
   });
 
   it('leaves the WAL alone below the threshold', async () => {
-    const path = join(folder, 'small.db');
-    const db = await openSqlite(path, { checkpointFrames: FRAMES });
-    await db.run('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
-    const watch = watchCommits(path);
-    if (watch === undefined) throw new Error('no WAL-index beside the database');
+    const { db, watch } = await openWithTable('small.db');
     for (let i = 0; i < 16; i++) await db.run('INSERT INTO t (v) VALUES (?)', ['x'.repeat(3000)]);
     const pending = watch.framesToCheckpoint();
     expect(pending).toBeGreaterThanOrEqual(16);
