@@ -17,7 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { adminUrl, buildDataset, databaseName, dropPgDatabase, pgAvailable } from './lib/dataset.mjs';
 import { measure, PgBackends, warmUp } from './lib/measure.mjs';
-import { diglotNodeFlags, launchSpec, PEERS, peerByName } from './lib/peers.mjs';
+import { diglotNodeFlags, launchSpec, PEERS, peerByName, sqliteFileOf } from './lib/peers.mjs';
 import { machine, memory } from './lib/proc-stats.mjs';
 import { freePort, ProcessSet } from './lib/processes.mjs';
 import { profile } from './lib/profile.mjs';
@@ -261,7 +261,6 @@ async function main() {
   // that never checkpoints writes faster until its disk fills (the
   // hand-written one did, by accident, until 2026-11-24): the report says
   // how far each let its WAL grow.
-  const walFiles = { 'diglot-sqlite': dataset.sqlite.diglot, 'fastify-sqlite': dataset.sqlite.fastify, 'mercurius-sqlite': dataset.sqlite.mercurius };
   const walPeak = new Map();
   // Writes come last: the users they create would otherwise change what later reads return
   // (Diglot's time-ordered ids sort before the seeded ones, so users(first: 50) would list them).
@@ -276,8 +275,9 @@ async function main() {
         if (!server.alive()) throw new Error(`${name} has stopped:\n${server.output()}`);
         const metrics = await measure({ server, peer: peerByName.get(name), spec, seconds: config.duration, connections: config.connections, backends });
         runs.push({ rep, workload: workload.id, peer: name, metrics });
-        if (workload.write === true && walFiles[name] !== undefined && existsSync(`${walFiles[name]}-wal`)) {
-          walPeak.set(name, Math.max(walPeak.get(name) ?? 0, statSync(`${walFiles[name]}-wal`).size));
+        const file = sqliteFileOf(name, dataset);
+        if (workload.write === true && file !== undefined && existsSync(`${file}-wal`)) {
+          walPeak.set(name, Math.max(walPeak.get(name) ?? 0, statSync(`${file}-wal`).size));
         }
         log(`  rep ${rep} ${workload.id.padEnd(3)} ${name.padEnd(16)} ${Math.round(metrics.opsPerSecond).toString().padStart(6)} ops/s  p99 ${metrics.p99} ms${metrics.unexpected > 0 ? `  (${metrics.unexpected} unexpected responses)` : ''}`);
       }

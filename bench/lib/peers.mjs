@@ -20,17 +20,23 @@ export async function diglotNodeFlags(root) {
 export const PEERS = [
   { name: 'node-http', label: 'node:http, fixed body (ceiling)', db: 'none' },
   { name: 'fastify-fixed', label: 'Fastify, fixed body (the framework alone)', db: 'none' },
-  { name: 'diglot-sqlite', label: 'Diglot, SQLite', db: 'sqlite', diglot: true },
+  { name: 'diglot-sqlite', label: 'Diglot, SQLite', db: 'sqlite', copy: 'diglot', diglot: true },
   { name: 'diglot-pg', label: 'Diglot, PostgreSQL', db: 'pg', diglot: true },
-  { name: 'fastify-sqlite', label: 'Fastify + better-sqlite3 (hand-written REST)', db: 'sqlite' },
+  { name: 'fastify-sqlite', label: 'Fastify + better-sqlite3 (hand-written REST)', db: 'sqlite', copy: 'fastify' },
   { name: 'fastify-pg', label: 'Fastify + pg (hand-written REST)', db: 'pg' },
-  { name: 'mercurius-sqlite', label: 'Fastify + mercurius + better-sqlite3 (hand-written GraphQL)', db: 'sqlite' },
+  { name: 'mercurius-sqlite', label: 'Fastify + mercurius + better-sqlite3 (hand-written GraphQL)', db: 'sqlite', copy: 'mercurius' },
   { name: 'mercurius-pg', label: 'Fastify + mercurius + pg (hand-written GraphQL)', db: 'pg' },
   { name: 'postgraphile', label: 'PostGraphile 5, PostgreSQL', db: 'pg' },
   { name: 'json-server', label: 'json-server 1 (beta), db.json', db: 'memory' },
 ];
 
 export const peerByName = new Map(PEERS.map((peer) => [peer.name, peer]));
+
+/** The SQLite file a SQLite peer serves: each has its own copy of the data set (`copy`), so none shares a lock or a WAL. */
+export function sqliteFileOf(name, dataset) {
+  const copy = peerByName.get(name)?.copy;
+  return copy === undefined ? undefined : dataset.sqlite[copy];
+}
 
 /** How to start a peer: script, arguments, environment, working directory and a path that answers once it is up. */
 export function launchSpec(name, { root, benchDir, dataset, dataDir, port, diglotFlags = [] }) {
@@ -49,15 +55,15 @@ export function launchSpec(name, { root, benchDir, dataset, dataDir, port, diglo
     case 'fastify-fixed':
       return { script: server('fastify-fixed.mjs'), args: ['--port', String(port)] };
     case 'diglot-sqlite':
-      return diglot(dataset.sqlite.diglot, dataset.diglotFiles.sqlite);
+      return diglot(sqliteFileOf(name, dataset), dataset.diglotFiles.sqlite);
     case 'diglot-pg':
       return diglot(dataset.pgUrl, dataset.diglotFiles.pg);
     case 'fastify-sqlite':
-      return { script: server('hand-rest.mjs'), args: ['--port', String(port), '--db', dataset.sqlite.fastify, '--files', dataset.filesDir], readyPath: '/users/1' };
+      return { script: server('hand-rest.mjs'), args: ['--port', String(port), '--db', sqliteFileOf(name, dataset), '--files', dataset.filesDir], readyPath: '/users/1' };
     case 'fastify-pg':
       return { script: server('hand-rest.mjs'), args: ['--port', String(port), '--db', dataset.pgUrl, '--files', dataset.filesDir], readyPath: '/users/1' };
     case 'mercurius-sqlite':
-      return { script: server('hand-graphql.mjs'), args: ['--port', String(port), '--db', dataset.sqlite.mercurius], readyPath: '/graphql?query={__typename}' };
+      return { script: server('hand-graphql.mjs'), args: ['--port', String(port), '--db', sqliteFileOf(name, dataset)], readyPath: '/graphql?query={__typename}' };
     case 'mercurius-pg':
       return { script: server('hand-graphql.mjs'), args: ['--port', String(port), '--db', dataset.pgUrl], readyPath: '/graphql?query={__typename}' };
     case 'postgraphile':
