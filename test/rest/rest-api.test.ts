@@ -406,6 +406,19 @@ describeEachDialect('REST API', (ctx) => {
       expect((await call('GET', '/users?count=true&limit=0')).json.totalCount).toBe(count);
     });
 
+    it('concurrent creates, one of them a unique violation: the others are all created, the violation writes nothing', async () => {
+      // On SQLite, writes that arrive together commit together; a failed one must still roll back alone.
+      const existing = (await call('GET', '/users/1?fields=email')).json.email as string;
+      const count = (await call('GET', '/users?count=true&limit=0')).json.totalCount as number;
+      const emails = Array.from({ length: 8 }, (_, i) => (i === 3 ? existing : `together-${i}@example.org`));
+      const responses = await Promise.all(emails.map((email, i) => call('POST', '/users', { body: { name: `Together ${i}`, email } })));
+      expect(responses.map((response) => response.status)).toEqual([201, 201, 201, 409, 201, 201, 201, 201]);
+      for (const response of responses.filter((r) => r.status === 201)) {
+        expect((await call('GET', `/users/${response.json.id as string}?fields=email`)).json.email).toBe(response.json.email);
+      }
+      expect((await call('GET', '/users?count=true&limit=0')).json.totalCount).toBe(count + 7);
+    });
+
     it('an id too long to route is 414 problem+json', async () => {
       const response = await call('GET', `/users/${'x'.repeat(300)}`);
       expect(response.status).toBe(414);

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -36,6 +36,22 @@ async function openError(path: string, options: Parameters<typeof openSqlite>[1]
   expect(error.message).not.toContain('\n');
   expect(error.stack).toBe(`StorageOpenError: ${error.message}`);
   return error;
+}
+
+/**
+ * Commits recorded in a database's WAL file since it was last restarted:
+ * frames whose header carries the database size after the commit
+ * (https://sqlite.org/fileformat.html §4.1) and the WAL header's salts.
+ */
+function walCommits(databasePath: string): number {
+  const wal = readFileSync(`${databasePath}-wal`);
+  const pageSize = wal.readUInt32BE(8);
+  let commits = 0;
+  for (let offset = 32; offset + 24 + pageSize <= wal.length; offset += 24 + pageSize) {
+    if (wal.compare(wal, 16, 24, offset + 8, offset + 16) !== 0) break;
+    if (wal.readUInt32BE(offset + 4) !== 0) commits++;
+  }
+  return commits;
 }
 
 describe('openSqlite', () => {
@@ -166,6 +182,63 @@ describe('transactions', () => {
       ),
     );
     expect(await db.all('SELECT x FROM t')).toEqual([{ x: 20 }]);
+  });
+
+  it('commits transactions that run in the same turn together, and acknowledges each only once it is committed', async () => {
+    const db = await open('group.db');
+    await db.run('CREATE TABLE t (x INTEGER) STRICT');
+    const other = new BetterSqlite3(join(folder, 'group.db'), { readonly: true });
+    try {
+      const count = other.prepare('SELECT count(*) FROM t').pluck();
+      const before = walCommits(join(folder, 'group.db'));
+      const seenByOther: unknown[] = [];
+      await Promise.all(
+        [1, 2, 3, 4, 5].map((x) =>
+          db
+            .transaction(async (tx) => {
+              await tx.run('INSERT INTO t VALUES (?)', [x]);
+            })
+            .then(() => seenByOther.push(count.get())),
+        ),
+      );
+      expect(walCommits(join(folder, 'group.db')) - before).toBe(1);
+      expect(seenByOther).toEqual([5, 5, 5, 5, 5]);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('rolls back a transaction that fails in a group alone', async () => {
+    const db = await open('group-failure.db');
+    await db.run('CREATE TABLE t (x INTEGER PRIMARY KEY) STRICT');
+    await db.run('INSERT INTO t VALUES (9)');
+    const outcomes = await Promise.allSettled([
+      db.transaction((tx) => tx.run('INSERT INTO t VALUES (1)')),
+      db.transaction(async (tx) => {
+        await tx.run('INSERT INTO t VALUES (2)');
+        throw new Error('boom');
+      }),
+      db.transaction(async (tx) => {
+        await tx.run('INSERT INTO t VALUES (3)');
+        await tx.run('INSERT INTO t VALUES (9)');
+      }),
+      db.transaction((tx) => tx.run('INSERT INTO t VALUES (4)')),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    expect(outcomes[1]).toMatchObject({ reason: { message: 'boom' } });
+    expect(outcomes[2]).toMatchObject({ reason: { code: 'UNIQUE_VIOLATION' } });
+    expect(await db.all('SELECT x FROM t ORDER BY x')).toEqual([{ x: 1 }, { x: 4 }, { x: 9 }]);
+  });
+
+  it('commits the open group before any statement outside it', async () => {
+    const db = await open('group-read.db');
+    await db.run('CREATE TABLE t (x INTEGER) STRICT');
+    const writes = [1, 2].map((x) => db.transaction((tx) => tx.run('INSERT INTO t VALUES (?)', [x])));
+    const read = db.all('SELECT x FROM t ORDER BY x');
+    const third = db.transaction((tx) => tx.run('INSERT INTO t VALUES (3)'));
+    expect(await read).toEqual([{ x: 1 }, { x: 2 }]);
+    await Promise.all([...writes, third]);
+    expect(await db.all('SELECT x FROM t ORDER BY x')).toEqual([{ x: 1 }, { x: 2 }, { x: 3 }]);
   });
 
   it('rejects a nested transaction', async () => {

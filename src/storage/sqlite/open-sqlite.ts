@@ -118,7 +118,17 @@ function toBound(value: SqlValue): SqlValue {
  * while one is open or waiting, other statements queue behind it; with no
  * transaction about, statements run at once. A statement sent to this
  * object from inside the work joins the transaction; a nested
- * `transaction()` call is rejected (no savepoints).
+ * `transaction()` call is rejected.
+ *
+ * Group commit: a transaction whose work succeeded is not committed at once.
+ * Its COMMIT waits for the end of the event loop's turn, and transactions
+ * that run in the meantime join the same SQLite transaction, each inside a
+ * savepoint of its own, so a failed one rolls back alone. One COMMIT then
+ * writes the pages they share (the table's last leaf, the change clock, the
+ * outbox) once instead of once each. A caller's promise settles only after
+ * that COMMIT, so nothing is acknowledged before it is durable, and any
+ * other statement commits the open group first, so no read ever sees work
+ * that is not committed.
  */
 class SqliteDatabase implements Database {
   readonly dialect = 'sqlite' as const;
@@ -141,6 +151,13 @@ class SqliteDatabase implements Database {
   #tail: Promise<unknown> = Promise.resolve();
   /** Scope token of the open transaction. */
   #current: object | undefined;
+  /** Transactions done with their work and waiting for the group's COMMIT; undefined when no group is open. */
+  #group: { settle: (error?: Error) => void }[] | undefined;
+  /** The group's COMMIT came due while a member's work was still running. */
+  #groupDue = false;
+  readonly #savepoint: BetterSqlite3.Statement;
+  readonly #release: BetterSqlite3.Statement;
+  readonly #rollbackToSavepoint: BetterSqlite3.Statement;
 
   constructor(db: BetterSqlite3.Database, options: SqliteOptions) {
     this.#db = db;
@@ -151,6 +168,9 @@ class SqliteDatabase implements Database {
     this.#begin = db.prepare('BEGIN IMMEDIATE');
     this.#commit = db.prepare('COMMIT');
     this.#rollback = db.prepare('ROLLBACK');
+    this.#savepoint = db.prepare('SAVEPOINT diglot_member');
+    this.#release = db.prepare('RELEASE diglot_member');
+    this.#rollbackToSavepoint = db.prepare('ROLLBACK TO diglot_member');
     const watch = db.pragma('journal_mode', { simple: true }) === 'wal' ? watchCommits(db.name) : undefined;
     this.#checkpointer = watch === undefined ? undefined : new WalCheckpointer(db, watch, options.checkpointFrames);
     if (watch !== undefined) {
@@ -167,25 +187,33 @@ class SqliteDatabase implements Database {
   }
 
   all<Row = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<Row[]> {
-    if (this.#queued > 0 && !this.#inOpenTransaction()) return this.#enqueue(() => this.#all<Row>(sql, params));
-    try {
-      return Promise.resolve(this.#all<Row>(sql, params));
-    } catch (error) {
-      return Promise.reject(this.#map(error));
-    }
+    return this.#statement(() => this.#all<Row>(sql, params));
   }
 
   run(sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<{ readonly changes: number }> {
-    if (this.#queued > 0 && !this.#inOpenTransaction()) return this.#enqueue(() => this.#run(sql, params));
-    try {
-      return Promise.resolve(this.#run(sql, params));
-    } catch (error) {
-      return Promise.reject(this.#map(error));
-    }
+    return this.#statement(() => this.#run(sql, params));
   }
 
   transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T> {
     return this.#exclusive(work, false);
+  }
+
+  /** A statement sent to this object: inside a transaction's work it joins it; otherwise it runs after the queue and the open group's COMMIT. */
+  #statement<T>(operation: () => T): Promise<T> {
+    if (this.#inOpenTransaction()) return this.#attempt(operation);
+    const outside = (): T => {
+      this.#commitGroup();
+      return operation();
+    };
+    return this.#queued > 0 ? this.#enqueue(outside) : this.#attempt(outside);
+  }
+
+  #attempt<T>(operation: () => T): Promise<T> {
+    try {
+      return Promise.resolve(operation());
+    } catch (error) {
+      return Promise.reject(this.#map(error));
+    }
   }
 
   ping(): Promise<void> {
@@ -194,6 +222,7 @@ class SqliteDatabase implements Database {
 
   async close(): Promise<void> {
     await this.#tail;
+    this.#commitGroup();
     await this.#checkpointer?.close();
     this.#cache.clear();
     if (this.#db.open) this.#db.close();
@@ -273,11 +302,87 @@ class SqliteDatabase implements Database {
     if (this.#inOpenTransaction()) {
       return Promise.reject(new Error('Nested transaction: use the runner the outer transaction passed to its work.'));
     }
-    return this.#enqueue(() => this.#transact(work, withoutForeignKeys));
+    if (withoutForeignKeys) {
+      return this.#enqueue(() => {
+        this.#commitGroup();
+        return this.#transact(work, true);
+      });
+    }
+    // The queue moves on when the work is done; the caller hears back after the group's COMMIT.
+    return this.#enqueue(() => this.#member(work)).then((member) => member.committed);
   }
 
   /**
-   * BEGIN IMMEDIATE … COMMIT around `work`. For migrations, foreign keys are
+   * Runs `work` as a member of the open group (in a savepoint), or opens a
+   * group with it (BEGIN IMMEDIATE) and schedules the group's COMMIT for the
+   * end of this event-loop turn. Resolves once the work is done, with a
+   * promise that settles when its changes are committed.
+   */
+  async #member<T>(work: (tx: SqlRunner) => Promise<T>): Promise<{ committed: Promise<T> }> {
+    const group = this.#group;
+    try {
+      if (group === undefined) this.#begin.run();
+      else this.#savepoint.run();
+    } catch (error) {
+      throw this.#map(error);
+    }
+    let result: T;
+    try {
+      result = await this.#runWork(work);
+      if (group !== undefined) this.#release.run();
+    } catch (error) {
+      const mapped = this.#map(error);
+      if (group !== undefined && this.#db.inTransaction) {
+        this.#rollbackToSavepoint.run();
+        this.#release.run();
+      } else {
+        // Alone in the transaction, or SQLite rolled all of it back (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM): the members before this one are lost too.
+        if (this.#db.inTransaction) this.#rollback.run();
+        this.#group = undefined;
+        for (const member of group ?? []) member.settle(mapped);
+      }
+      this.#commitIfDue();
+      throw mapped;
+    }
+    if (this.#group === undefined) {
+      this.#group = [];
+      setImmediate(() => {
+        if (this.#current === undefined) this.#commitGroup();
+        else this.#groupDue = true;
+      });
+    }
+    const committed = new Promise<T>((resolve, reject) => {
+      this.#group?.push({ settle: (error) => (error === undefined ? resolve(result) : reject(error)) });
+    });
+    this.#commitIfDue();
+    return { committed };
+  }
+
+  #commitIfDue(): void {
+    if (!this.#groupDue) return;
+    this.#groupDue = false;
+    this.#commitGroup();
+  }
+
+  /** Commits the open group, if any, and tells its members. */
+  #commitGroup(): void {
+    const members = this.#group;
+    if (members === undefined) return;
+    this.#group = undefined;
+    this.#groupDue = false;
+    let failure: Error | undefined;
+    try {
+      this.#commit.run();
+      this.#checkpointer?.noteCommit();
+    } catch (error) {
+      failure = this.#map(error);
+      if (this.#db.inTransaction) this.#rollback.run();
+    }
+    for (const member of members) member.settle(failure);
+  }
+
+  /**
+   * BEGIN IMMEDIATE … COMMIT around `work`, for migrations: foreign keys are
    * switched off around the transaction (the pragma is a no-op inside one)
    * so table rebuilds do not cascade, and checked before commit instead:
    * only when the work changed a row or the schema, because the check reads
@@ -293,31 +398,9 @@ class SqliteDatabase implements Database {
       } catch (error) {
         throw this.#map(error);
       }
-      const scope = {};
-      let open = true;
-      const finished = (): Promise<never> => Promise.reject(new Error('This transaction has already ended.'));
-      const tx: SqlRunner = {
-        all: <Row = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<Row[]> => {
-          if (!open) return finished();
-          try {
-            return Promise.resolve(this.#all<Row>(sql, params));
-          } catch (error) {
-            return Promise.reject(this.#map(error));
-          }
-        },
-        run: (sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<{ readonly changes: number }> => {
-          if (!open) return finished();
-          try {
-            return Promise.resolve(this.#run(sql, params));
-          } catch (error) {
-            return Promise.reject(this.#map(error));
-          }
-        },
-      };
-      this.#current = scope;
       try {
         const before = withoutForeignKeys ? this.#footprint() : undefined;
-        const result = await transactionScope.run(scope, () => work(tx));
+        const result = await this.#runWork(work);
         if (before !== undefined && this.#footprint() !== before) this.#checkForeignKeys();
         this.#commit.run();
         this.#checkpointer?.noteCommit();
@@ -326,12 +409,29 @@ class SqliteDatabase implements Database {
         // Some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY, SQLITE_NOMEM) have rolled back already.
         if (this.#db.inTransaction) this.#rollback.run();
         throw this.#map(error);
-      } finally {
-        open = false;
-        this.#current = undefined;
       }
     } finally {
       if (withoutForeignKeys) this.#db.pragma('foreign_keys = ON');
+    }
+  }
+
+  /** Runs a transaction's work with a runner that is closed once the work ends; statements sent to this object from inside it join it. */
+  async #runWork<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T> {
+    const scope = {};
+    let open = true;
+    const finished = (): Promise<never> => Promise.reject(new Error('This transaction has already ended.'));
+    const tx: SqlRunner = {
+      all: <Row = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<Row[]> =>
+        open ? this.#attempt(() => this.#all<Row>(sql, params)) : finished(),
+      run: (sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<{ readonly changes: number }> =>
+        open ? this.#attempt(() => this.#run(sql, params)) : finished(),
+    };
+    this.#current = scope;
+    try {
+      return await transactionScope.run(scope, () => work(tx));
+    } finally {
+      open = false;
+      this.#current = undefined;
     }
   }
 
