@@ -241,6 +241,20 @@ describe('transactions', () => {
     expect(await db.all('SELECT x FROM t ORDER BY x')).toEqual([{ x: 1 }, { x: 2 }, { x: 3 }]);
   });
 
+  it('runs the reads of one turn together at its end, in the order they and the writes were issued', async () => {
+    const db = await open('batched-reads.db');
+    await db.run('CREATE TABLE t (x INTEGER) STRICT');
+    const before = db.statementCount;
+    const first = db.all('SELECT count(*) AS n FROM t');
+    const insert = db.run('INSERT INTO t VALUES (1)');
+    const second = db.all('SELECT count(*) AS n FROM t');
+    const transaction = db.transaction((tx) => tx.run('INSERT INTO t VALUES (2)'));
+    const third = db.all('SELECT count(*) AS n FROM t');
+    // Nothing ran yet: the first read waits for the end of the turn, and everything issued after it waits behind it.
+    expect(db.statementCount).toBe(before);
+    expect(await Promise.all([first, insert, second, transaction, third])).toEqual([[{ n: 0 }], { changes: 1 }, [{ n: 1 }], { changes: 1 }, [{ n: 2 }]]);
+  });
+
   it('rejects a nested transaction', async () => {
     const db = await open('nested.db');
     await expect(db.transaction(() => db.transaction(() => Promise.resolve(1)))).rejects.toThrow(/Nested transaction/);

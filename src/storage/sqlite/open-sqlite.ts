@@ -129,6 +129,15 @@ function toBound(value: SqlValue): SqlValue {
  * that COMMIT, so nothing is acknowledged before it is durable, and any
  * other statement commits the open group first, so no read ever sees work
  * that is not committed.
+ *
+ * Reads run in batches too: a statement sent through `all()` from outside a
+ * transaction runs at the end of the event loop's turn, together with the
+ * others sent in that turn, back to back. Between two requests the CPU's
+ * caches fill with the HTTP stack's code and data, and SQLite then walks its
+ * B-trees cold: the W4 statement took about 100 µs after 4 MiB of other
+ * memory traffic against 57 µs run back to back, and 70 µs in batches of
+ * four. Anything issued after a deferred operation (`run()`, a transaction)
+ * waits behind it, so operations still run in the order they were issued.
  */
 class SqliteDatabase implements Database {
   readonly dialect = 'sqlite' as const;
@@ -151,6 +160,8 @@ class SqliteDatabase implements Database {
   #tail: Promise<unknown> = Promise.resolve();
   /** Scope token of the open transaction. */
   #current: object | undefined;
+  /** Operations waiting for the end of this event-loop turn, in the order they were issued (see the class comment). */
+  #deferred: (() => void)[] = [];
   /** Transactions done with their work and waiting for the group's COMMIT; undefined when no group is open. */
   #group: { settle: (error?: Error) => void }[] | undefined;
   /** The group's COMMIT came due while a member's work was still running. */
@@ -187,26 +198,45 @@ class SqliteDatabase implements Database {
   }
 
   all<Row = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<Row[]> {
-    return this.#statement(() => this.#all<Row>(sql, params));
+    if (this.#inOpenTransaction()) return this.#attempt(() => this.#all<Row>(sql, params));
+    return this.#defer(() => this.#outside(() => this.#all<Row>(sql, params)));
   }
 
   run(sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<{ readonly changes: number }> {
-    return this.#statement(() => this.#run(sql, params));
+    if (this.#inOpenTransaction()) return this.#attempt(() => this.#run(sql, params));
+    return this.#inOrder(() => this.#outside(() => this.#run(sql, params)));
   }
 
   transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T> {
     return this.#exclusive(work, false);
   }
 
-  /** A statement sent to this object: inside a transaction's work it joins it; otherwise it runs after the queue and the open group's COMMIT. */
-  #statement<T>(operation: () => T): Promise<T> {
-    if (this.#inOpenTransaction()) return this.#attempt(operation);
-    const outside = (): T => {
+  /** A statement from outside any transaction: it runs after the queue, and after the open group's COMMIT. */
+  #outside<T>(operation: () => T): Promise<T> {
+    const committed = (): T => {
       this.#commitGroup();
       return operation();
     };
-    return this.#queued > 0 ? this.#enqueue(outside) : this.#attempt(outside);
+    return this.#queued > 0 ? this.#enqueue(committed) : this.#attempt(committed);
   }
+
+  /** Runs `operation` now, unless operations issued before it are deferred: then after them. */
+  #inOrder<T>(operation: () => Promise<T>): Promise<T> {
+    return this.#deferred.length > 0 ? this.#defer(operation) : operation();
+  }
+
+  /** Runs `operation` at the end of this event-loop turn, with the others deferred in it, in the order they were issued. */
+  #defer<T>(operation: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (this.#deferred.push(() => void operation().then(resolve, reject)) === 1) setImmediate(this.#runDeferred);
+    });
+  }
+
+  readonly #runDeferred = (): void => {
+    const deferred = this.#deferred;
+    this.#deferred = [];
+    for (const operation of deferred) operation();
+  };
 
   #attempt<T>(operation: () => T): Promise<T> {
     try {
@@ -221,6 +251,7 @@ class SqliteDatabase implements Database {
   }
 
   async close(): Promise<void> {
+    await this.#inOrder(() => Promise.resolve());
     await this.#tail;
     this.#commitGroup();
     await this.#checkpointer?.close();
@@ -303,13 +334,15 @@ class SqliteDatabase implements Database {
       return Promise.reject(new Error('Nested transaction: use the runner the outer transaction passed to its work.'));
     }
     if (withoutForeignKeys) {
-      return this.#enqueue(() => {
-        this.#commitGroup();
-        return this.#transact(work, true);
-      });
+      return this.#inOrder(() =>
+        this.#enqueue(() => {
+          this.#commitGroup();
+          return this.#transact(work, true);
+        }),
+      );
     }
     // The queue moves on when the work is done; the caller hears back after the group's COMMIT.
-    return this.#enqueue(() => this.#member(work)).then((member) => member.committed);
+    return this.#inOrder(() => this.#enqueue(() => this.#member(work))).then((member) => member.committed);
   }
 
   /**
