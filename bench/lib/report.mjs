@@ -25,6 +25,7 @@ const READS = ['W1', 'W2', 'W3', 'W4', 'W5', 'W9'];
 export const TARGETS = [
   ...['W1', 'W2', 'W3'].map((w) => ({ group: 'REST reads ≥ 1.0× hand-written Fastify + better-sqlite3', w, num: 'diglot-sqlite', den: 'fastify-sqlite', min: 1 })),
   { group: 'writes ≥ 0.8× hand-written', w: 'W6', num: 'diglot-sqlite', den: 'fastify-sqlite', min: 0.8 },
+  { group: 'writes ≥ 0.8× hand-written', w: 'W6', num: 'diglot-pg', den: 'fastify-pg', min: 0.8 },
   ...['W4', 'W5'].map((w) => ({ group: 'nested GraphQL ≥ 3× hand-written mercurius + loaders', w, num: 'diglot-sqlite', den: 'mercurius-sqlite', min: 3 })),
   ...['W4', 'W5'].flatMap((w) => [
     { group: 'nested GraphQL ≥ 2.5× PostGraphile 5 (req/s)', w, num: 'diglot-sqlite', den: 'postgraphile', min: 2.5 },

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachDialect } from '../../test/support/databases.js';
+import { describeEachDialect, describePostgres, type DialectContext } from '../../test/support/databases.js';
 import { loadSchema } from '../schema/load-schema.js';
 import type { Database, SqlValue } from '../storage/dialect.js';
 import { migrate } from '../storage/migrate/migrate.js';
@@ -68,23 +68,27 @@ function withHeldClockReads(db: Database): {
   };
 }
 
-describeEachDialect('change clocks', (ctx) => {
-  let db: Database;
-  let other: Database;
-
+/** Two connections (pools) to a migrated database of the block: open during its tests, closed after them. */
+function twoConnections(ctx: DialectContext): { db: Database; other: Database } {
+  const connections = {} as { db: Database; other: Database };
   beforeAll(async () => {
     const loaded = loadSchema([{ file: 'clock.graphql', text: SDL }]);
     if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
-    db = await ctx.open();
-    await migrate(db, loaded.model);
-    other = await ctx.open();
+    connections.db = await ctx.open();
+    await migrate(connections.db, loaded.model);
+    connections.other = await ctx.open();
   });
   afterAll(async () => {
-    await db.close();
-    await other.close();
+    await connections.db.close();
+    await connections.other.close();
   });
+  return connections;
+}
 
-  const commitElsewhere = (): Promise<unknown> => other.run(`UPDATE _diglot_clock SET version = version + 1 WHERE table_name = 'users'`);
+describeEachDialect('change clocks', (ctx) => {
+  const connections = twoConnections(ctx);
+
+  const commitElsewhere = (): Promise<unknown> => connections.other.run(`UPDATE _diglot_clock SET version = version + 1 WHERE table_name = 'users'`);
 
   /** A revalidation whose clock read has run but is not back yet, and a commit made after that read ran: only reads sent from now on can see it. */
   async function readOutThenCommit(clock: ChangeClock, held: ReturnType<typeof withHeldClockReads>): Promise<{ early: Promise<ClockState> }> {
@@ -97,8 +101,25 @@ describeEachDialect('change clocks', (ctx) => {
     return { early };
   }
 
+  it('a version moves with every commit, whichever of the table\'s clock rows the commit bumped', async () => {
+    const shards = [0, 1, 2, 1, 0];
+    const clock = new ChangeClock(connections.db, () => shards.shift() ?? 0);
+    await clock.stateOf(['users'], 0);
+    const seen: number[] = [];
+    while (shards.length > 0) {
+      const moves = await connections.db.transaction((tx) => clock.bump(tx, ['users']));
+      clock.noteCommitted(moves);
+      // What a write left in this instance's snapshot is what another instance reads.
+      const here = await clock.stateOf(['users'], 60_000);
+      expect(here).toEqual(await new ChangeClock(connections.other).stateOf(['users'], 0));
+      seen.push(Number(here.version.split(':')[1]));
+    }
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
+    expect(new Set(seen).size).toBe(5);
+  });
+
   it('revalidations that arrive while a clock read is out share the next read, never that one', async () => {
-    const held = withHeldClockReads(db);
+    const held = withHeldClockReads(connections.db);
     const clock = new ChangeClock(held.db);
     const { early } = await readOutThenCommit(clock, held);
     const late = [clock.stateOf(['users'], 0), clock.stateOf(['users'], 0), clock.stateOf(['users'], 0)];
@@ -118,7 +139,7 @@ describeEachDialect('change clocks', (ctx) => {
   });
 
   it('revalidations asked in the same event-loop turn share one read, sent after the last of them', async () => {
-    const held = withHeldClockReads(db);
+    const held = withHeldClockReads(connections.db);
     const clock = new ChangeClock(held.db);
     const states = await Promise.all([clock.stateOf(['users'], 0), clock.stateOf(['users'], 0), clock.stateOf(['users'], 0)]);
     expect(held.reads()).toBe(1);
@@ -127,13 +148,44 @@ describeEachDialect('change clocks', (ctx) => {
   });
 
   it('a failed clock read fails its own callers only; the revalidations queued behind it still get a fresh read', async () => {
-    const held = withHeldClockReads(db);
-    const start = await new ChangeClock(db).stateOf(['users'], 0);
+    const held = withHeldClockReads(connections.db);
+    const start = await new ChangeClock(connections.db).stateOf(['users'], 0);
     const clock = new ChangeClock(held.db);
     const { early } = await readOutThenCommit(clock, held);
     const late = clock.stateOf(['users'], 0);
     held.release(new Error('connection lost'));
     await expect(early).rejects.toThrow('connection lost');
     expect((await late).version).not.toBe(start.version);
+  });
+});
+
+describePostgres('change clocks split over rows', (ctx) => {
+  const connections = twoConnections(ctx);
+
+  it('writes to one table bump different clock rows, so they do not wait for each other to commit', async () => {
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let bumped = (): void => undefined;
+    const firstBumped = new Promise<void>((resolve) => (bumped = resolve));
+    const first = connections.db.transaction(async (tx) => {
+      await new ChangeClock(connections.db, () => 1).bump(tx, ['users']);
+      bumped();
+      await held;
+    });
+    await firstBumped;
+    /** A write on another connection that gives up at once where it would wait for a lock. */
+    const bumpWithoutWaiting = (shard: number): Promise<unknown> =>
+      connections.other.transaction(async (tx) => {
+        await tx.run(`SET LOCAL lock_timeout = '50ms'`);
+        return new ChangeClock(connections.other, () => shard).bump(tx, ['users']);
+      });
+    try {
+      await expect(bumpWithoutWaiting(2)).resolves.toHaveLength(1);
+      // The same row does wait: the first write holds it until it commits.
+      await expect(bumpWithoutWaiting(1)).rejects.toThrow();
+    } finally {
+      release();
+      await first;
+    }
   });
 });

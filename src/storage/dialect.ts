@@ -13,6 +13,8 @@ export interface DialectCapabilities {
   readonly aggregateFilter: boolean;
   /** `ALTER TABLE ... DROP COLUMN` inside a transaction. */
   readonly transactionalDdl: boolean;
+  /** Write transactions run side by side (PostgreSQL); SQLite runs one at a time. */
+  readonly concurrentWrites: boolean;
 }
 
 /** A connection or transaction: run statements. Rows are plain objects. */

@@ -4,6 +4,12 @@ import type { ColumnSpec, IndexSpec, SchemaSpec, TableSpec } from './schema-spec
 
 export const MIGRATIONS_TABLE = '_diglot_migrations';
 export const CLOCK_TABLE = '_diglot_clock';
+/**
+ * A clock row is named after its table, or, where a table's clock is split
+ * over several rows (`engine/change-clock.ts`), `<table>#<shard>`: no table
+ * name contains the mark.
+ */
+export const CLOCK_SHARD_MARK = '#';
 export const OUTBOX_TABLE = '_diglot_outbox';
 
 /** Tables whose names start with this belong to Diglot itself. */

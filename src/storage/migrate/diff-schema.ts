@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { CLOCK_TABLE, SYSTEM_PREFIX } from './desired-schema.js';
+import { CLOCK_SHARD_MARK, CLOCK_TABLE, SYSTEM_PREFIX } from './desired-schema.js';
 import { defaultKey } from './schema-names.js';
 import type {
   ActualColumn,
@@ -108,7 +108,8 @@ function dropTables(tables: readonly ActualTable[], dialect: SchemaDialect): Mig
   return ordered.map((table) =>
     step(`drop table ${table.name}${table.hasRows ? ' (its rows are lost)' : ''}`, [
       dialect.dropTable(table.name),
-      `DELETE FROM ${quote(CLOCK_TABLE)} WHERE ${quote('table_name')} = ${sqlText(table.name)}`,
+      `DELETE FROM ${quote(CLOCK_TABLE)} WHERE ${quote('table_name')} = ${sqlText(table.name)} ` +
+        `OR substr(${quote('table_name')}, 1, ${table.name.length + 1}) = ${sqlText(table.name + CLOCK_SHARD_MARK)}`,
     ], true),
   );
 }

@@ -247,9 +247,11 @@ describeEachDialect('migrate: removing fields and types', (ctx) => {
     const withoutFollowers = modelOf(BASE.replace('followers: [User!]!', '').replace('following: [User!]!', ''));
     const error = await refusal(migrate(db, withoutFollowers));
     expect(error.detail).toContain('drop table users_followers');
+    // A clock split over several rows (PostgreSQL) goes whole; a table whose name starts the same stays.
+    await db.run(`INSERT INTO _diglot_clock (table_name, version) VALUES ('users_followers#3', 7), ('users#3', 7)`);
     await migrate(db, withoutFollowers, { allowDestructive: true });
     expect(await tables(db)).not.toContain('users_followers');
-    expect((await db.schema.introspect(db)).clockTables?.has('users_followers')).toBe(false);
+    expect((await db.all<{ table_name: string }>('SELECT table_name FROM _diglot_clock ORDER BY table_name')).map((row) => row.table_name)).toEqual(['posts', 'users', 'users#3']);
     expect((await migrate(db, withoutFollowers)).steps).toEqual([]);
   });
 
