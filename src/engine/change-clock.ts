@@ -1,4 +1,4 @@
-import type { Database, SqlRunner } from '../storage/dialect.js';
+import type { Database, SqlRunner, SqlValue } from '../storage/dialect.js';
 import { CLOCK_SHARD_MARK, CLOCK_TABLE } from '../storage/migrate/desired-schema.js';
 
 
@@ -62,26 +62,38 @@ export class ChangeClock {
 
   /** Called inside a write transaction: moves the clocks of `tables`; give the result to `noteCommitted` after COMMIT. */
   async bump(tx: SqlRunner, tables: readonly string[]): Promise<ClockMove[]> {
-    const q = (name: string): string => this.db.sql.quoteIdent(name);
-    const now = new Date().toISOString();
     const moves: ClockMove[] = [];
     const shard = this.pickShard();
     // One shard for all the tables, locked in name order: two writes that bump the same rows take them in the same order, so they cannot deadlock.
     for (const table of [...tables].sort()) {
-      // A clock starts at a random value, so a database recreated from scratch
-      // never hands out a validator an old cache already holds for other data.
-      // (Unpredictability is not the point, and migrations start nearly every
-      // clock anyway, so Math.random spares the CSPRNG call on each write.)
-      const p = (i: number): string => this.db.sql.placeholder(i);
-      const [row] = await tx.all<ClockRow>(
-        `INSERT INTO ${q(CLOCK_TABLE)} (${q('table_name')}, ${q('version')}, ${q('changed_at')}) VALUES (${p(0)}, ${p(1)}, ${p(2)}) ` +
-          `ON CONFLICT (${q('table_name')}) DO UPDATE SET ${q('version')} = ${q(CLOCK_TABLE)}.${q('version')} + 1, ${q('changed_at')} = ${p(3)} ` +
-          `RETURNING ${q('table_name')}, ${q('version')}, ${q('changed_at')}`,
-        [shard === 0 ? table : `${table}${CLOCK_SHARD_MARK}${shard}`, 1 + Math.floor(Math.random() * 2 ** 40), now, now],
-      );
+      const statement = this.bumpStatement(table, shard);
+      const [row] = await tx.all<ClockRow>(statement.sql, statement.params);
       if (row !== undefined) moves.push(row);
     }
     return moves;
+  }
+
+  /**
+   * The statement that moves one table's clock and returns where it left it
+   * (a `ClockMove`), with its placeholders numbered from `firstParam`: for a
+   * write that runs it as part of a statement of its own.
+   */
+  bumpStatement(table: string, shard = this.pickShard(), firstParam = 0): { sql: string; params: SqlValue[] } {
+    const q = (name: string): string => this.db.sql.quoteIdent(name);
+    const p = (i: number): string => this.db.sql.placeholder(firstParam + i);
+    const now = new Date().toISOString();
+    return {
+      sql:
+        `INSERT INTO ${q(CLOCK_TABLE)} (${q('table_name')}, ${q('version')}, ${q('changed_at')}) VALUES (${p(0)}, ${p(1)}, ${p(2)}) ` +
+        `ON CONFLICT (${q('table_name')}) DO UPDATE SET ${q('version')} = ${q(CLOCK_TABLE)}.${q('version')} + 1, ${q('changed_at')} = ${p(3)} ` +
+        `RETURNING ${q('table_name')}, ${q('version')}, ${q('changed_at')}`,
+      // A clock starts at a random value, so a database recreated from
+      // scratch never hands out a validator an old cache already holds for
+      // other data. (Unpredictability is not the point, and migrations start
+      // nearly every clock anyway, so Math.random spares the CSPRNG call on
+      // each write.)
+      params: [shard === 0 ? table : `${table}${CLOCK_SHARD_MARK}${shard}`, 1 + Math.floor(Math.random() * 2 ** 40), now, now],
+    };
   }
 
   /**

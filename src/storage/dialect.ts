@@ -15,6 +15,8 @@ export interface DialectCapabilities {
   readonly transactionalDdl: boolean;
   /** Write transactions run side by side (PostgreSQL); SQLite runs one at a time. */
   readonly concurrentWrites: boolean;
+  /** `INSERT`/`UPDATE`/`DELETE` inside `WITH`, several writes in one statement (PostgreSQL). */
+  readonly writableCte: boolean;
 }
 
 /** A connection or transaction: run statements. Rows are plain objects. */

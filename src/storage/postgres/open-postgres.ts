@@ -124,7 +124,7 @@ function openError(target: URL, shown: string, error: unknown, timeoutMs: number
 class PostgresDatabase implements Database {
   readonly dialect = 'postgres' as const;
   readonly sql = postgresHooks;
-  readonly supports = Object.freeze({ aggregateFilter: true, transactionalDdl: true, concurrentWrites: true });
+  readonly supports = Object.freeze({ aggregateFilter: true, transactionalDdl: true, concurrentWrites: true, writableCte: true });
   readonly schema: SchemaDialect;
 
   readonly #pool: pg.Pool;

@@ -142,7 +142,7 @@ function toBound(value: SqlValue): SqlValue {
 class SqliteDatabase implements Database {
   readonly dialect = 'sqlite' as const;
   readonly sql = sqliteHooks;
-  readonly supports = Object.freeze({ aggregateFilter: true, transactionalDdl: true, concurrentWrites: false });
+  readonly supports = Object.freeze({ aggregateFilter: true, transactionalDdl: true, concurrentWrites: false, writableCte: false });
   readonly schema: SchemaDialect;
   readonly dataVersion: () => Promise<number>;
 

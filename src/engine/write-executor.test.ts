@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDialect } from '../../test/support/databases.js';
+import { ApiError } from '../errors/api-error.js';
+import { loadSchema } from '../schema/load-schema.js';
+import type { Model } from '../schema/model.js';
+import type { Database } from '../storage/dialect.js';
+import { migrate } from '../storage/migrate/migrate.js';
+import { ChangeClock } from './change-clock.js';
+import { WriteExecutor } from './write-executor.js';
+
+const SDL = 'type User { id: ID!  name: String!  email: String! @unique }';
+
+describeEachDialect('writes with their clock bump and outbox event', (ctx) => {
+  let db: Database;
+  let model: Model;
+  let writer: WriteExecutor;
+  /** What another instance would read: a clock of its own, never told of this one's writes. */
+  const clockElsewhere = async (): Promise<string> => (await new ChangeClock(db).stateOf(['users'], 0)).version;
+  const events = (): Promise<{ op: string; record_id: string; payload: unknown }[]> =>
+    db.all('SELECT op, record_id, payload FROM _diglot_outbox ORDER BY id');
+  const count = async (): Promise<number> => Number((await db.all<{ n: number | string }>('SELECT count(*) AS n FROM users'))[0]?.n);
+
+  beforeAll(async () => {
+    const loaded = loadSchema([{ file: 'writes.graphql', text: SDL }]);
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
+    model = loaded.model;
+    db = await ctx.open();
+    await migrate(db, model);
+    writer = new WriteExecutor(model, db, new ChangeClock(db));
+  });
+  afterAll(async () => {
+    await db.close();
+  });
+
+  it('a create stores the record, moves the clock and records one event, all together', async () => {
+    const before = await clockElsewhere();
+    const { id } = await writer.write({ kind: 'create', type: 'User', values: { name: 'Ada', email: 'ada@example.org' } });
+    expect(await db.all(`SELECT name, email FROM users WHERE id = ${db.sql.placeholder(0)}`, [id])).toEqual([{ name: 'Ada', email: 'ada@example.org' }]);
+    expect(await clockElsewhere()).not.toBe(before);
+    const [event] = (await events()).slice(-1);
+    expect(event).toMatchObject({ op: 'create', record_id: id });
+    expect(typeof event?.payload === 'string' ? JSON.parse(event.payload) : event?.payload).toEqual({ name: 'Ada', email: 'ada@example.org' });
+  });
+
+  it('a create that fails leaves no record, no clock move and no event', async () => {
+    const before = { clock: await clockElsewhere(), events: (await events()).length, users: await count() };
+    const error: unknown = await writer.write({ kind: 'create', type: 'User', values: { name: 'Twin', email: 'ada@example.org' } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).code).toBe('UNIQUE_VIOLATION');
+    expect({ clock: await clockElsewhere(), events: (await events()).length, users: await count() }).toEqual(before);
+  });
+
+  it('an update and a delete move the clock and record their events too', async () => {
+    const { id } = await writer.write({ kind: 'create', type: 'User', values: { name: 'Grace', email: 'grace@example.org' } });
+    const afterCreate = await clockElsewhere();
+    await writer.write({ kind: 'update', type: 'User', id, values: { name: 'Grace H.' }, replace: false });
+    const afterUpdate = await clockElsewhere();
+    await writer.write({ kind: 'delete', type: 'User', id });
+    expect(new Set([afterCreate, afterUpdate, await clockElsewhere()]).size).toBe(3);
+    expect((await events()).slice(-3).map((event) => [event.op, event.record_id])).toEqual([
+      ['create', id],
+      ['update', id],
+      ['delete', id],
+    ]);
+  });
+});
