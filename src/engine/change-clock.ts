@@ -1,4 +1,5 @@
-import type { Database, SqlRunner, SqlValue } from '../storage/dialect.js';
+import type { SqlStatement } from '../storage/compile/compile-write.js';
+import type { Database, SqlRunner } from '../storage/dialect.js';
 import { CLOCK_SHARD_MARK, CLOCK_TABLE } from '../storage/migrate/desired-schema.js';
 
 
@@ -28,9 +29,10 @@ import { CLOCK_SHARD_MARK, CLOCK_TABLE } from '../storage/migrate/desired-schema
  * one of them, each write the next row in turn: the row stays locked until
  * the write commits, so with one row per table every write to a table
  * waited for the one before it to commit (W6 on PostgreSQL: 548 creates a
- * second against 2,757 for the hand-written server; split, about 1,000). A table's version is
- * the sum of its rows: every commit adds to exactly one of them, so the sum
- * moves with every commit and never comes back to a value it had.
+ * second against 2,757 for the hand-written server; split, about 1,000).
+ * A table's version is the sum of its rows: every commit adds to exactly
+ * one of them, so the sum moves with every commit and never comes back to a
+ * value it had.
  */
 export class ChangeClock {
   private cached: ClockSnapshot | undefined;
@@ -78,7 +80,7 @@ export class ChangeClock {
    * (a `ClockMove`), with its placeholders numbered from `firstParam`: for a
    * write that runs it as part of a statement of its own.
    */
-  bumpStatement(table: string, shard = this.pickShard(), firstParam = 0): { sql: string; params: SqlValue[] } {
+  bumpStatement(table: string, shard = this.pickShard(), firstParam = 0): SqlStatement {
     const q = (name: string): string => this.db.sql.quoteIdent(name);
     const p = (i: number): string => this.db.sql.placeholder(firstParam + i);
     const now = new Date().toISOString();

@@ -78,9 +78,9 @@ export class WriteExecutor {
     const now = new Date().toISOString();
     switch (plan.kind) {
       case 'create': {
-        const columns = this.createdColumns(type, plan.values, now);
+        const { id, columns } = this.newRecord(type, plan.values, now);
         await run(tx, compileInsert(sql, type, columns));
-        return { result: { id: columns.get('id') as string, changed: true }, tables: [type.table], eventTable: type.table };
+        return { result: { id, changed: true }, tables: [type.table], eventTable: type.table };
       }
       case 'update': {
         const columns = new Map<string, SqlValue>();
@@ -128,8 +128,7 @@ export class WriteExecutor {
    */
   private async createInOneStatement(type: ResourceType, plan: WritePlan & { kind: 'create' }): Promise<WriteResult> {
     const q = (name: string): string => this.db.sql.quoteIdent(name);
-    const columns = this.createdColumns(type, plan.values, new Date().toISOString());
-    const id = columns.get('id') as string;
+    const { id, columns } = this.newRecord(type, plan.values, new Date().toISOString());
     const insert = compileInsert(this.db.sql, type, columns);
     const bump = this.clock.bumpStatement(type.table, undefined, insert.params.length);
     const event = this.eventStatement(type.table, plan, id, insert.params.length + bump.params.length);
@@ -141,14 +140,15 @@ export class WriteExecutor {
     return { id, changed: true };
   }
 
-  /** A new record's columns: a new id, its automatic timestamps and the input. */
-  private createdColumns(type: ResourceType, values: WriteValues, now: string): Map<string, SqlValue> {
-    const columns = new Map<string, SqlValue>([['id', newId()]]);
+  /** A new record's id, and its columns: the id, its automatic timestamps and the input. */
+  private newRecord(type: ResourceType, values: WriteValues, now: string): { id: string; columns: Map<string, SqlValue> } {
+    const id = newId();
+    const columns = new Map<string, SqlValue>([['id', id]]);
     for (const field of type.fields) {
       if (field.kind === 'scalar' && (field.auto === 'createdAt' || field.auto === 'updatedAt')) columns.set(field.column, now);
     }
     this.setColumns(type, values, columns);
-    return columns;
+    return { id, columns };
   }
 
   /** Validated input → stored column values. */

@@ -409,7 +409,11 @@ class SqliteDatabase implements Database {
       this.#checkpointer?.noteCommit();
     } catch (error) {
       failure = this.#map(error);
-      if (this.#db.inTransaction) this.#rollback.run();
+      try {
+        if (this.#db.inTransaction) this.#rollback.run();
+      } catch {
+        // The COMMIT's error is the one to report; every member must still hear it.
+      }
     }
     for (const member of members) member.settle(failure);
   }
