@@ -70,7 +70,13 @@ export interface Engine {
   read(plan: ReadPlan): Promise<ReadResult>;
   /** A read with validators: 304 without running the plans while their tables are unchanged. */
   readCached(request: CachedReadRequest): Promise<CachedReadResponse>;
-  write(plan: WritePlan, precondition?: WritePrecondition): Promise<WriteResult>;
+  /**
+   * `readBack`: the plan the caller will read the record with afterwards
+   * (given its id). Where the write can read it in its own statement (a
+   * create on PostgreSQL), the result carries it as `record` and the caller
+   * need not read.
+   */
+  write(plan: WritePlan, precondition?: WritePrecondition, readBack?: (id: string) => ReadPlan): Promise<WriteResult>;
   /** Deterministic demo data (`diglot seed`); returns rows written per table. */
   seed(options?: SeedOptions): Promise<Record<string, number>>;
   /** True when no resource table has a row (`npm start` seeds only then). */
@@ -125,8 +131,8 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     return { status: 200, etag, lastModified, policy, body, results };
   };
 
-  const write = (plan: WritePlan, precondition?: WritePrecondition): Promise<WriteResult> => {
-    if (precondition === undefined) return writer.write(plan);
+  const write = (plan: WritePlan, precondition?: WritePrecondition, readBack?: (id: string) => ReadPlan): Promise<WriteResult> => {
+    if (precondition === undefined) return writer.write(plan, undefined, readBack === undefined ? undefined : (id, source) => reader.readFrom(readBack(id), source));
     return writer.write(plan, async (tx) => {
       const result = await reader.read(precondition.plan, tx);
       const current = precondition.render(result);

@@ -3,6 +3,7 @@ import { LruCache } from '../util/lru-cache.js';
 import type { ListResult, ReadPlan } from '../plan/read-plan.js';
 import type { Model } from '../schema/model.js';
 import { compileRead, type CompiledRead } from '../storage/compile/compile-read.js';
+import type { SqlStatement } from '../storage/compile/compile-write.js';
 import type { Database, SqlRunner, SqlValue } from '../storage/dialect.js';
 
 export type ReadResult = { readonly kind: 'one'; readonly json: string | null } | ({ readonly kind: 'list' } & ListResult);
@@ -17,6 +18,8 @@ export class ReadExecutor {
   private readonly compiled = new LruCache<string, CompiledRead>(CACHE_LIMIT);
   /** Front-ends that reuse a plan's root object (plan templates) skip even the shape key. */
   private readonly byRoot = new WeakMap<ReadPlan['root'], CompiledRead>();
+  /** The same for `readFrom`, by source. */
+  private readonly byRootFrom = new WeakMap<ReadPlan['root'], Map<string, CompiledRead>>();
 
   constructor(
     private readonly model: Model,
@@ -39,6 +42,23 @@ export class ReadExecutor {
     const compiled = compileRead(this.model, this.db.sql, plan);
     this.compiled.set(shape, compiled);
     return compiled;
+  }
+
+  /**
+   * A root `one` plan as a SELECT over `source`, a `WITH` clause of the
+   * statement it becomes part of (see `compileRead`), with its params bound.
+   */
+  readFrom(plan: ReadPlan, source: string): SqlStatement {
+    let compiled = this.byRootFrom.get(plan.root)?.get(source);
+    if (compiled === undefined) {
+      const shape = `${source}:${JSON.stringify(plan.root)}`;
+      compiled = this.compiled.get(shape) ?? compileRead(this.model, this.db.sql, plan, source);
+      this.compiled.set(shape, compiled);
+      const bySource = this.byRootFrom.get(plan.root) ?? new Map<string, CompiledRead>();
+      bySource.set(source, compiled);
+      this.byRootFrom.set(plan.root, bySource);
+    }
+    return { sql: compiled.sql, params: compiled.paramOrder.map((index) => plan.params[index] as SqlValue) };
   }
 
   /** `runner` lets a write transaction read what it is about to change (If-Match). */

@@ -20,6 +20,9 @@ import { keysLeftBehind, touchesFiles } from './file-references.js';
 /** Deletes the stored files whose keys are given, where no record points at them any more. */
 export type ReleaseFiles = (keys: readonly string[]) => Promise<void>;
 
+/** The read-back of a created record as a SELECT over `source`, the `WITH` clause holding its new row. */
+export type ReadBack = (id: string, source: string) => SqlStatement;
+
 
 /**
  * Runs write plans. Each write is one transaction holding the change itself,
@@ -40,10 +43,10 @@ export class WriteExecutor {
    * `check` runs first inside the transaction (If-Match): the row is locked
    * before it reads, so two writers holding the same ETag cannot both pass.
    */
-  async write(plan: WritePlan, check?: (tx: SqlRunner) => Promise<void>): Promise<WriteResult> {
+  async write(plan: WritePlan, check?: (tx: SqlRunner) => Promise<void>, readBack?: ReadBack): Promise<WriteResult> {
     const type = this.model.typesByName.get(plan.type);
     if (type === undefined) throw new Error(`write plan names unknown type ${plan.type}`);
-    if (plan.kind === 'create' && this.db.supports.writableCte) return this.createInOneStatement(type, plan);
+    if (plan.kind === 'create' && this.db.supports.writableCte) return this.createInOneStatement(type, plan, readBack);
     const files = this.releaseFiles !== undefined && touchesFiles(this.model, type, plan);
     let leftBehind: readonly string[] = [];
     let moves: ClockMove[] = [];
@@ -124,20 +127,28 @@ export class WriteExecutor {
    * A create where the database can run the insert, the clock bump and the
    * outbox event as one statement (PostgreSQL's data-modifying WITH): one
    * round trip and no BEGIN/COMMIT, where the transaction takes five, and
-   * still all or nothing, as a single statement commits alone.
+   * still all or nothing, as a single statement commits alone. With
+   * `readBack`, the same statement also renders the new record, from the
+   * row the insert returns (the rest of the statement cannot see it in its
+   * table yet).
    */
-  private async createInOneStatement(type: ResourceType, plan: WritePlan & { kind: 'create' }): Promise<WriteResult> {
+  private async createInOneStatement(type: ResourceType, plan: WritePlan & { kind: 'create' }, readBack?: ReadBack): Promise<WriteResult> {
     const q = (name: string): string => this.db.sql.quoteIdent(name);
     const { id, columns } = this.newRecord(type, plan.values, new Date().toISOString());
-    const insert = compileInsert(this.db.sql, type, columns);
-    const bump = this.clock.bumpStatement(type.table, undefined, insert.params.length);
-    const event = this.eventStatement(type.table, plan, id, insert.params.length + bump.params.length);
-    const moves = await this.db.all<ClockMove>(
-      `WITH ${q('_change')} AS (${insert.sql}), ${q('_clock')} AS (${bump.sql}), ${q('_event')} AS (${event.sql}) SELECT * FROM ${q('_clock')}`,
-      [...insert.params, ...bump.params, ...event.params],
+    const read = readBack?.(id, '_change');
+    const first = read?.params.length ?? 0;
+    const insert = compileInsert(this.db.sql, type, columns, first);
+    const bump = this.clock.bumpStatement(type.table, undefined, first + insert.params.length);
+    const event = this.eventStatement(type.table, plan, id, first + insert.params.length + bump.params.length);
+    const clock = `${q('_clock')}.${q('table_name')}, ${q('_clock')}.${q('version')}, ${q('_clock')}.${q('changed_at')}`;
+    const rows = await this.db.all<ClockMove & { j?: string | null }>(
+      `WITH ${q('_change')} AS (${insert.sql}${read === undefined ? '' : ' RETURNING *'}), ${q('_clock')} AS (${bump.sql}), ${q('_event')} AS (${event.sql}) ` +
+        (read === undefined ? `SELECT ${clock} FROM ${q('_clock')}` : `SELECT ${q('_read')}.${q('j')}, ${clock} FROM (${read.sql}) ${q('_read')} CROSS JOIN ${q('_clock')}`),
+      [...(read?.params ?? []), ...insert.params, ...bump.params, ...event.params],
     );
-    this.clock.noteCommitted(moves);
-    return { id, changed: true };
+    this.clock.noteCommitted(rows);
+    const record = rows[0]?.j;
+    return typeof record === 'string' ? { id, changed: true, record } : { id, changed: true };
   }
 
   /** A new record's id, and its columns: the id, its automatic timestamps and the input. */

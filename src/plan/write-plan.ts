@@ -21,4 +21,10 @@ export interface WriteResult {
   readonly id: string;
   /** For connect/disconnect: whether the link set changed (idempotent calls report false). */
   readonly changed: boolean;
+  /**
+   * The record as the caller's read-back plan renders it, when the write
+   * could read it back in its own statement (a create on PostgreSQL); absent
+   * otherwise, and the caller reads it.
+   */
+  readonly record?: string;
 }

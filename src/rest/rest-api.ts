@@ -164,9 +164,11 @@ async function create(options: RestContext, type: ResourceType, request: Fastify
   const { engine } = options;
   // JSON, or multipart/form-data with file parts (record-input.ts).
   const result = await writeRecordBody(engine, type, request, 'create', () => jsonBody(request), (values) =>
-    engine.write({ kind: 'create', type: type.name, values }),
+    engine.write({ kind: 'create', type: type.name, values }, undefined, (id) => canonicalPlan(options, type, id)),
   );
-  await sendRecord(options, type, result.id, reply.code(201).header('location', `/${type.path}/${result.id}`));
+  reply.code(201).header('location', `/${type.path}/${result.id}`);
+  if (result.record === undefined) await sendRecord(options, type, result.id, reply);
+  else sendBody(reply, result.record);
 }
 
 async function update(options: RestContext, type: ResourceType, request: FastifyRequest, reply: FastifyReply, mode: InputMode): Promise<void> {
@@ -203,6 +205,10 @@ async function sendRecord(options: RestContext, type: ResourceType, id: string, 
   const result = await options.engine.read(canonicalPlan(options, type, id));
   const body = renderCanonical(result);
   if (body === undefined) throw notFound(type, id);
+  sendBody(reply, body);
+}
+
+function sendBody(reply: FastifyReply, body: string): void {
   reply.header('etag', strongEtag(body)).type('application/json').send(body);
 }
 

@@ -28,16 +28,23 @@ export interface CompiledRead {
   readonly reversed: boolean;
 }
 
-export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPlan): CompiledRead {
+/**
+ * `rootFrom` (a root `one` only): read the root record from that relation, a
+ * `WITH` clause of the statement the SQL will be part of, instead of finding
+ * it by id in its table: a write reading back the row its own statement
+ * wrote, which the rest of that statement cannot see in the table.
+ */
+export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPlan, rootFrom?: string): CompiledRead {
   const ctx = new SqlContext(model, hooks);
   const { root } = plan;
   if (root.kind === 'one') {
     const type = ctx.type(root.node.type);
     const alias = ctx.alias();
     const object = compileObject(ctx, root.node, alias);
-    const sql = `SELECT ${hooks.jsonText(object)} AS j FROM ${ctx.table(type)} ${alias} WHERE ${ctx.ref(alias, 'id')} = ${ctx.param(root.id)}`;
-    return finish(ctx, sql, root.kind, 0, { parent: false, total: false }, false);
+    const from = rootFrom === undefined ? `${ctx.table(type)} ${alias} WHERE ${ctx.ref(alias, 'id')} = ${ctx.param(root.id)}` : `${hooks.quoteIdent(rootFrom)} ${alias}`;
+    return finish(ctx, `SELECT ${hooks.jsonText(object)} AS j FROM ${from}`, root.kind, 0, { parent: false, total: false }, false);
   }
+  if (rootFrom !== undefined) throw new Error('only a root `one` can be read from a WITH clause');
 
   const type = ctx.type(root.node.type);
   const meta = { parent: root.parent !== undefined, total: root.totalCount };

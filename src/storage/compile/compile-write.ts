@@ -10,12 +10,13 @@ export interface SqlStatement {
 /** Column name → value, already converted to what the driver stores. */
 export type ColumnValues = ReadonlyMap<string, SqlValue>;
 
-export function compileInsert(hooks: SqlCompilerHooks, type: ResourceType, values: ColumnValues): SqlStatement {
+/** `firstParam`: the number of the first placeholder, for an insert that is part of a larger statement. */
+export function compileInsert(hooks: SqlCompilerHooks, type: ResourceType, values: ColumnValues, firstParam = 0): SqlStatement {
   const columns = [...values.keys()];
   return {
     sql:
       `INSERT INTO ${hooks.quoteIdent(type.table)} (${columns.map((c) => hooks.quoteIdent(c)).join(', ')}) ` +
-      `VALUES (${columns.map((_, i) => hooks.placeholder(i)).join(', ')})`,
+      `VALUES (${columns.map((_, i) => hooks.placeholder(firstParam + i)).join(', ')})`,
     params: [...values.values()],
   };
 }
