@@ -27,6 +27,9 @@ describeEachDialect('GraphQL mutations', (ctx) => {
     const user = created.json.data.createUser;
     expect(user).toMatchObject({ name: 'Ada Lovelace', role: 'MEMBER', isVerified: false, interests: ['maths'], postsCount: 0 });
     expect(Object.keys(user)).toEqual(['id', 'name', 'role', 'isVerified', 'interests', 'createdAt', 'postsCount']);
+    // On PostgreSQL the create renders its selection in its own statement: it must be what a query reads afterwards.
+    const read = await gql(server.url, `{ user(id: "${user.id as string}") { id name role isVerified interests createdAt postsCount } }`);
+    expect(read.json.data.user).toEqual(user);
 
     const post = await gql(server.url, `mutation { createPost(input: { title: "Hi", body: "First", author: "${user.id as string}" }) { title status author { name } } }`);
     expect(post.json.data.createPost).toEqual({ title: 'Hi', status: 'DRAFT', author: { name: 'Ada Lovelace' } });

@@ -169,16 +169,18 @@ async function runMutation(ctx: RunContext, step: DataStep): Promise<string> {
   const { model } = engine;
   const type = step.role.type;
   const options = { limits: ctx.planLimits, fromText: false };
+  const readPlan = (id: string): ReadPlan => planReadOne(model, type.name, id, step.select, options);
   const readBack = async (id: string): Promise<string> => {
-    const result = await engine.read(planReadOne(model, type.name, id, step.select, options));
+    const result = await engine.read(readPlan(id));
     return result.kind === 'one' && result.json !== null ? result.json : 'null';
   };
   const role = step.role;
   switch (role.kind) {
     case 'create': {
       const values = validateInput(model, type, step.args['input'] ?? {}, 'create');
-      const { id } = await engine.write({ kind: 'create', type: type.name, values });
-      return readBack(id);
+      // Where the create can render its selection in its own statement (PostgreSQL), no second read.
+      const { id, record } = await engine.write({ kind: 'create', type: type.name, values }, undefined, readPlan);
+      return record ?? readBack(id);
     }
     case 'update': {
       const id = idArgument(step.args['id']);
