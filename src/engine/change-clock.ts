@@ -68,7 +68,7 @@ export class ChangeClock {
     const shard = this.pickShard();
     // One shard for all the tables, locked in name order: two writes that bump the same rows take them in the same order, so they cannot deadlock.
     for (const table of [...tables].sort()) {
-      const statement = this.bumpStatement(table, shard);
+      const statement = this.bumpStatement(table, 0, shard);
       const [row] = await tx.all<ClockRow>(statement.sql, statement.params);
       if (row !== undefined) moves.push(row);
     }
@@ -80,7 +80,7 @@ export class ChangeClock {
    * (a `ClockMove`), with its placeholders numbered from `firstParam`: for a
    * write that runs it as part of a statement of its own.
    */
-  bumpStatement(table: string, shard = this.pickShard(), firstParam = 0): SqlStatement {
+  bumpStatement(table: string, firstParam = 0, shard = this.pickShard()): SqlStatement {
     const q = (name: string): string => this.db.sql.quoteIdent(name);
     const p = (i: number): string => this.db.sql.placeholder(firstParam + i);
     const now = new Date().toISOString();

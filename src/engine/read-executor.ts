@@ -35,30 +35,28 @@ export class ReadExecutor {
     return compiled;
   }
 
-  private compileShape(plan: ReadPlan): CompiledRead {
-    const shape = JSON.stringify(plan.root);
-    const hit = this.compiled.get(shape);
-    if (hit !== undefined) return hit;
-    const compiled = compileRead(this.model, this.db.sql, plan);
-    this.compiled.set(shape, compiled);
-    return compiled;
-  }
-
   /**
    * A root `one` plan as a SELECT over `source`, a `WITH` clause of the
    * statement it becomes part of (see `compileRead`), with its params bound.
    */
   readFrom(plan: ReadPlan, source: string): SqlStatement {
-    let compiled = this.byRootFrom.get(plan.root)?.get(source);
+    const bySource = this.byRootFrom.get(plan.root) ?? new Map<string, CompiledRead>();
+    this.byRootFrom.set(plan.root, bySource);
+    let compiled = bySource.get(source);
     if (compiled === undefined) {
-      const shape = `${source}:${JSON.stringify(plan.root)}`;
-      compiled = this.compiled.get(shape) ?? compileRead(this.model, this.db.sql, plan, source);
-      this.compiled.set(shape, compiled);
-      const bySource = this.byRootFrom.get(plan.root) ?? new Map<string, CompiledRead>();
+      compiled = this.compileShape(plan, source);
       bySource.set(source, compiled);
-      this.byRootFrom.set(plan.root, bySource);
     }
     return { sql: compiled.sql, params: compiled.paramOrder.map((index) => plan.params[index] as SqlValue) };
+  }
+
+  private compileShape(plan: ReadPlan, rootFrom?: string): CompiledRead {
+    const shape = rootFrom === undefined ? JSON.stringify(plan.root) : `${rootFrom}:${JSON.stringify(plan.root)}`;
+    const hit = this.compiled.get(shape);
+    if (hit !== undefined) return hit;
+    const compiled = compileRead(this.model, this.db.sql, plan, rootFrom);
+    this.compiled.set(shape, compiled);
+    return compiled;
   }
 
   /** `runner` lets a write transaction read what it is about to change (If-Match). */

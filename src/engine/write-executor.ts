@@ -23,6 +23,9 @@ export type ReleaseFiles = (keys: readonly string[]) => Promise<void>;
 /** The read-back of a created record as a SELECT over `source`, the `WITH` clause holding its new row. */
 export type ReadBack = (id: string, source: string) => SqlStatement;
 
+/** The `WITH` clause of a one-statement create that holds the new row (its insert's `RETURNING *`). */
+const NEW_ROW = '_new_row';
+
 
 /**
  * Runs write plans. Each write is one transaction holding the change itself,
@@ -135,15 +138,15 @@ export class WriteExecutor {
   private async createInOneStatement(type: ResourceType, plan: WritePlan & { kind: 'create' }, readBack?: ReadBack): Promise<WriteResult> {
     const q = (name: string): string => this.db.sql.quoteIdent(name);
     const { id, columns } = this.newRecord(type, plan.values, new Date().toISOString());
-    const read = readBack?.(id, '_change');
+    const read = readBack?.(id, NEW_ROW);
     const first = read?.params.length ?? 0;
     const insert = compileInsert(this.db.sql, type, columns, first);
-    const bump = this.clock.bumpStatement(type.table, undefined, first + insert.params.length);
+    const bump = this.clock.bumpStatement(type.table, first + insert.params.length);
     const event = this.eventStatement(type.table, plan, id, first + insert.params.length + bump.params.length);
-    const clock = `${q('_clock')}.${q('table_name')}, ${q('_clock')}.${q('version')}, ${q('_clock')}.${q('changed_at')}`;
+    const clock = q('_clock');
     const rows = await this.db.all<ClockMove & { j?: string | null }>(
-      `WITH ${q('_change')} AS (${insert.sql}${read === undefined ? '' : ' RETURNING *'}), ${q('_clock')} AS (${bump.sql}), ${q('_event')} AS (${event.sql}) ` +
-        (read === undefined ? `SELECT ${clock} FROM ${q('_clock')}` : `SELECT ${q('_read')}.${q('j')}, ${clock} FROM (${read.sql}) ${q('_read')} CROSS JOIN ${q('_clock')}`),
+      `WITH ${q(NEW_ROW)} AS (${insert.sql} RETURNING *), ${clock} AS (${bump.sql}), ${q('_event')} AS (${event.sql}) ` +
+        `SELECT ${clock}.${q('table_name')}, ${clock}.${q('version')}, ${clock}.${q('changed_at')}${read === undefined ? '' : `, (${read.sql}) AS ${q('j')}`} FROM ${clock}`,
       [...(read?.params ?? []), ...insert.params, ...bump.params, ...event.params],
     );
     this.clock.noteCommitted(rows);

@@ -185,10 +185,10 @@ function pageConditions(ctx: SqlContext, source: RelationSource, node: ListNode,
  * A relation's page as a JSON array: `(SELECT agg(object) FROM (SELECT
  * columns … ORDER BY … LIMIT n) d)`. The page subquery selects only the
  * columns the objects read, and each object is built in the aggregate from
- * them, so only the rows of the page are ever written as JSON. The page leaves its subquery
- * in order (an ORDER BY with a LIMIT, which neither database merges into the
- * aggregate), so the aggregate keeps that order without sorting again, as
- * PostgREST's embedding does; only a page read from the end (`last: n`)
+ * them, so only the rows of the page are ever written as JSON. The page
+ * leaves its subquery in order (an ORDER BY with a LIMIT, which neither
+ * database merges into the aggregate), so the aggregate keeps that order
+ * without sorting again, as PostgREST's embedding does; only a page read from the end (`last: n`)
  * arrives backwards and is turned round by the aggregate's own ORDER BY.
  */
 function compileNestedList(ctx: SqlContext, type: ResourceType, alias: string, fieldName: string, node: ListNode): string {
