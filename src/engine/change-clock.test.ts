@@ -88,7 +88,11 @@ function twoConnections(ctx: DialectContext): { db: Database; other: Database } 
 describeEachDialect('change clocks', (ctx) => {
   const connections = twoConnections(ctx);
 
-  const commitElsewhere = (): Promise<unknown> => connections.other.run(`UPDATE _diglot_clock SET version = version + 1 WHERE table_name = 'users'`);
+  /** A commit of another process, as its writes make them (guarded where the database has a writer lease). */
+  const commitElsewhere = (): Promise<unknown> => {
+    const clock = new ChangeClock(connections.other);
+    return clock.write((guard) => connections.other.transaction((tx) => clock.bump(tx, ['users'], guard)));
+  };
 
   /** A revalidation whose clock read has run but is not back yet, and a commit made after that read ran: only reads sent from now on can see it. */
   async function readOutThenCommit(clock: ChangeClock, held: ReturnType<typeof withHeldClockReads>): Promise<{ early: Promise<ClockState> }> {
@@ -107,7 +111,7 @@ describeEachDialect('change clocks', (ctx) => {
     await clock.stateOf(['users'], 0);
     const seen: number[] = [];
     while (shards.length > 0) {
-      const moves = await connections.db.transaction((tx) => clock.bump(tx, ['users']));
+      const moves = await connections.db.transaction((tx) => clock.bump(tx, ['users'], undefined));
       clock.noteCommitted(moves);
       // What a write left in this instance's snapshot is what another instance reads.
       const here = await clock.stateOf(['users'], 60_000);
@@ -168,7 +172,7 @@ describePostgres('change clocks split over rows', (ctx) => {
     let bumped = (): void => undefined;
     const firstBumped = new Promise<void>((resolve) => (bumped = resolve));
     const first = connections.db.transaction(async (tx) => {
-      await new ChangeClock(connections.db, () => 1).bump(tx, ['users']);
+      await new ChangeClock(connections.db, () => 1).bump(tx, ['users'], undefined);
       bumped();
       await held;
     });
@@ -177,7 +181,7 @@ describePostgres('change clocks split over rows', (ctx) => {
     const bumpWithoutWaiting = (shard: number): Promise<unknown> =>
       connections.other.transaction(async (tx) => {
         await tx.run(`SET LOCAL lock_timeout = '50ms'`);
-        return new ChangeClock(connections.other, () => shard).bump(tx, ['users']);
+        return new ChangeClock(connections.other, () => shard).bump(tx, ['users'], undefined);
       });
     try {
       await expect(bumpWithoutWaiting(2)).resolves.toHaveLength(1);
@@ -187,5 +191,42 @@ describePostgres('change clocks split over rows', (ctx) => {
       release();
       await first;
     }
+  });
+});
+
+describePostgres('change clocks of a process alone on PostgreSQL', (ctx) => {
+  it('revalidations read no clock while it holds the writer lease, and still see the first write of a process that comes later', async () => {
+    const loaded = loadSchema([{ file: 'clock.graphql', text: SDL }]);
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
+    const db = await ctx.open();
+    await migrate(db, loaded.model);
+    const clock = new ChangeClock(db);
+    const deadline = Date.now() + 5_000;
+    // The lease is taken on a timer: until then every revalidation reads the clocks.
+    for (let sent = -1; sent !== db.statementCount; ) {
+      if (Date.now() > deadline) throw new Error('the writer lease was not taken within 5 s');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      sent = db.statementCount;
+      await clock.stateOf(['users'], 0);
+    }
+    const before = await clock.stateOf(['users'], 0);
+    const sent = db.statementCount;
+    expect(await clock.stateOf(['users'], 0)).toEqual(before);
+    expect(db.statementCount).toBe(sent);
+
+    // Its own write moves its snapshot without a read.
+    const moves = await clock.write((guard) => db.transaction((tx) => clock.bump(tx, ['users'], guard)));
+    clock.noteCommitted(moves);
+    const afterOwn = await clock.stateOf(['users'], 0);
+    expect(afterOwn.version).not.toBe(before.version);
+    expect(db.statementCount).toBe(sent + 1);
+
+    // Another process's write commits only once this one has stopped answering from memory.
+    const other = await ctx.open();
+    const otherClock = new ChangeClock(other);
+    otherClock.noteCommitted(await otherClock.write((guard) => other.transaction((tx) => otherClock.bump(tx, ['users'], guard))));
+    const afterOther = await clock.stateOf(['users'], 0);
+    expect(afterOther).toEqual(await otherClock.stateOf(['users'], 0));
+    expect(afterOther.version).not.toBe(afterOwn.version);
   });
 });

@@ -13,7 +13,11 @@ import { CLOCK_SHARD_MARK, CLOCK_TABLE } from '../storage/migrate/desired-schema
  * Reading the clocks is one tiny statement, made apart from the data
  * statements and *before* them. Where the database can say cheaply that
  * nobody committed since the last look (`Database.dataVersion`), the cached
- * values are reused without touching the table.
+ * values are reused without touching the table: on SQLite from the
+ * WAL-index header, on PostgreSQL while this process holds the writer lease
+ * (it is the only Diglot on the database, and other processes' clock moves
+ * wait for it to let go: `write` gives them the guard that waits).
+ * So a revalidation costs no round trip where one process serves.
  *
  * A revalidation needs the clocks as they are now (`maxAgeMs` 0). A plain
  * read only needs clocks no newer than its data, and may use a snapshot up
@@ -62,13 +66,24 @@ export class ChangeClock {
     this.pickShard = pickShard ?? (() => (next = (next + 1) % shards));
   }
 
-  /** Called inside a write transaction: moves the clocks of `tables`; give the result to `noteCommitted` after COMMIT. */
-  async bump(tx: SqlRunner, tables: readonly string[]): Promise<ClockMove[]> {
+  /**
+   * Runs a write that moves clocks: `work` gets the guard its bumps carry
+   * (`Database.clockWrite`), and runs as it is where the database has none.
+   */
+  write<T>(work: (guard: string | undefined) => Promise<T>): Promise<T> {
+    return this.db.clockWrite === undefined ? work(undefined) : this.db.clockWrite(work);
+  }
+
+  /**
+   * Called inside a write transaction (within `write`, with its `guard`):
+   * moves the clocks of `tables`; give the result to `noteCommitted` after COMMIT.
+   */
+  async bump(tx: SqlRunner, tables: readonly string[], guard: string | undefined): Promise<ClockMove[]> {
     const moves: ClockMove[] = [];
     const shard = this.pickShard();
     // One shard for all the tables, locked in name order: two writes that bump the same rows take them in the same order, so they cannot deadlock.
     for (const table of [...tables].sort()) {
-      const statement = this.bumpStatement(table, 0, shard);
+      const statement = this.bumpStatement(table, guard, 0, shard);
       const [row] = await tx.all<ClockRow>(statement.sql, statement.params);
       if (row !== undefined) moves.push(row);
     }
@@ -77,16 +92,18 @@ export class ChangeClock {
 
   /**
    * The statement that moves one table's clock and returns where it left it
-   * (a `ClockMove`), with its placeholders numbered from `firstParam`: for a
-   * write that runs it as part of a statement of its own.
+   * (a `ClockMove`), carrying `guard` (see `write`), with its placeholders
+   * numbered from `firstParam`: for a write that runs it as part of a
+   * statement of its own.
    */
-  bumpStatement(table: string, firstParam = 0, shard = this.pickShard()): SqlStatement {
+  bumpStatement(table: string, guard: string | undefined, firstParam = 0, shard = this.pickShard()): SqlStatement {
     const q = (name: string): string => this.db.sql.quoteIdent(name);
     const p = (i: number): string => this.db.sql.placeholder(firstParam + i);
     const now = new Date().toISOString();
+    const row = guard === undefined ? `VALUES (${p(0)}, ${p(1)}, ${p(2)})` : `SELECT ${p(0)}, ${p(1)}, ${p(2)} ${guard}`;
     return {
       sql:
-        `INSERT INTO ${q(CLOCK_TABLE)} (${q('table_name')}, ${q('version')}, ${q('changed_at')}) VALUES (${p(0)}, ${p(1)}, ${p(2)}) ` +
+        `INSERT INTO ${q(CLOCK_TABLE)} (${q('table_name')}, ${q('version')}, ${q('changed_at')}) ${row} ` +
         `ON CONFLICT (${q('table_name')}) DO UPDATE SET ${q('version')} = ${q(CLOCK_TABLE)}.${q('version')} + 1, ${q('changed_at')} = ${p(3)} ` +
         `RETURNING ${q('table_name')}, ${q('version')}, ${q('changed_at')}`,
       // A clock starts at a random value, so a database recreated from

@@ -49,7 +49,14 @@ export class WriteExecutor {
   async write(plan: WritePlan, check?: (tx: SqlRunner) => Promise<void>, readBack?: ReadBack): Promise<WriteResult> {
     const type = this.model.typesByName.get(plan.type);
     if (type === undefined) throw new Error(`write plan names unknown type ${plan.type}`);
-    if (plan.kind === 'create' && this.db.supports.writableCte) return this.createInOneStatement(type, plan, readBack);
+    return this.clock.write((guard) =>
+      plan.kind === 'create' && this.db.supports.writableCte
+        ? this.createInOneStatement(type, plan, guard, readBack)
+        : this.inTransaction(type, plan, guard, check),
+    );
+  }
+
+  private async inTransaction(type: ResourceType, plan: WritePlan, guard: string | undefined, check?: (tx: SqlRunner) => Promise<void>): Promise<WriteResult> {
     const files = this.releaseFiles !== undefined && touchesFiles(this.model, type, plan);
     let leftBehind: readonly string[] = [];
     let moves: ClockMove[] = [];
@@ -64,7 +71,7 @@ export class WriteExecutor {
       if (files) leftBehind = await keysLeftBehind(tx, this.model, this.db.sql, type, plan);
       const outcome = await this.apply(tx, type, plan);
       if (outcome.tables.length > 0) {
-        moves = await this.clock.bump(tx, outcome.tables);
+        moves = await this.clock.bump(tx, outcome.tables, guard);
         await this.recordEvent(tx, outcome.eventTable, plan, outcome.result.id);
       }
       return outcome.result;
@@ -135,13 +142,13 @@ export class WriteExecutor {
    * row the insert returns (the rest of the statement cannot see it in its
    * table yet).
    */
-  private async createInOneStatement(type: ResourceType, plan: WritePlan & { kind: 'create' }, readBack?: ReadBack): Promise<WriteResult> {
+  private async createInOneStatement(type: ResourceType, plan: WritePlan & { kind: 'create' }, guard: string | undefined, readBack?: ReadBack): Promise<WriteResult> {
     const q = (name: string): string => this.db.sql.quoteIdent(name);
     const { id, columns } = this.newRecord(type, plan.values, new Date().toISOString());
     const read = readBack?.(id, NEW_ROW);
     const first = read?.params.length ?? 0;
     const insert = compileInsert(this.db.sql, type, columns, first);
-    const bump = this.clock.bumpStatement(type.table, first + insert.params.length);
+    const bump = this.clock.bumpStatement(type.table, guard, first + insert.params.length);
     const event = this.eventStatement(type.table, plan, id, first + insert.params.length + bump.params.length);
     const clock = q('_clock');
     const rows = await this.db.all<ClockMove & { j?: string | null }>(

@@ -32,12 +32,22 @@ export interface Database extends SqlRunner {
   /** Runs `work` in one transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T>;
   /**
-   * A number that changes whenever another connection commits (on SQLite:
-   * the WAL-index header, else `PRAGMA data_version`), where the database
-   * offers one; lets the change clock skip re-reading unchanged clocks. It
-   * may also change when nothing did, which only costs that re-read.
+   * A number that changes whenever another connection commits a change
+   * clock move (on SQLite: the WAL-index header, else `PRAGMA data_version`;
+   * on PostgreSQL: the same number only while this process holds the writer
+   * lease), where the database offers one; lets the change clock skip
+   * re-reading unchanged clocks. It may also change when nothing did, which
+   * only costs that re-read.
    */
   readonly dataVersion?: () => Promise<number>;
+  /**
+   * Runs a write that moves change clocks, where other processes' clock
+   * moves are fenced (PostgreSQL's writer lease). `guard`, when given, is
+   * SQL every clock bump of the write must carry, after its `SELECT` list
+   * (`INSERT … SELECT … <guard> ON CONFLICT …`). Without this member a
+   * write runs as it is, with no guard.
+   */
+  readonly clockWrite?: <T>(work: (guard: string | undefined) => Promise<T>) => Promise<T>;
   /** Reading and changing the schema: what `migrate` works with (each driver supplies its own). */
   readonly schema: SchemaDialect;
   /** Cheap liveness probe for /healthz. */

@@ -71,17 +71,19 @@ async function writeRows(
   pictures: Pictures,
   written: Record<string, number>,
 ): Promise<void> {
-  const moves = await db.transaction(async (tx) => {
-    for (const type of insertionOrder(model)) {
-      written[type.table] = await seedType(model, db, tx, type, counts, random, options.onProgress, pictures);
-    }
-    for (const join of model.joinTables) {
-      const owners = counts.get(join.sourceType) ?? 0;
-      const targets = counts.get(join.targetType) ?? 0;
-      written[join.name] = await seedLinks(db, tx, join.name, [join.sourceColumn, join.targetColumn], owners, targets, owners * (options.linksPerRecord ?? 20), join.sourceType === join.targetType, random, options.onProgress);
-    }
-    return clock.bump(tx, Object.keys(written));
-  });
+  const moves = await clock.write((guard) =>
+    db.transaction(async (tx) => {
+      for (const type of insertionOrder(model)) {
+        written[type.table] = await seedType(model, db, tx, type, counts, random, options.onProgress, pictures);
+      }
+      for (const join of model.joinTables) {
+        const owners = counts.get(join.sourceType) ?? 0;
+        const targets = counts.get(join.targetType) ?? 0;
+        written[join.name] = await seedLinks(db, tx, join.name, [join.sourceColumn, join.targetColumn], owners, targets, owners * (options.linksPerRecord ?? 20), join.sourceType === join.targetType, random, options.onProgress);
+      }
+      return clock.bump(tx, Object.keys(written), guard);
+    }),
+  );
   clock.noteCommitted(moves);
 }
 

@@ -10,6 +10,7 @@ import { isConnectionFailure, mapPostgresError } from './map-postgres-error.js';
 import { postgresHooks } from './postgres-hooks.js';
 import { createPostgresSchema } from './postgres-schema.js';
 import { typeParsers } from './type-parsers.js';
+import { WriterLease } from './writer-lease.js';
 
 /** Where the driver reports what no caller is waiting for (an idle connection dying). pino's logger fits. */
 export interface StorageLogger {
@@ -88,7 +89,20 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     await pool.end().catch(() => undefined);
     throw openError(target, shown, error, options.connectTimeoutMs ?? 5_000);
   }
-  return new PostgresDatabase(pool, options);
+  const lease = new WriterLease(
+    () =>
+      new pg.Client({
+        connectionString: url,
+        application_name: 'diglot-writer-lease',
+        connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+        keepAlive: true,
+      }),
+    (sql, params) => pool.query(sql, [...params]),
+    options.logger,
+  );
+  // Announced before serving: a holder elsewhere lets the lease go before this process writes.
+  await lease.ready();
+  return new PostgresDatabase(pool, lease, options);
 }
 
 function openError(target: URL, shown: string, error: unknown, timeoutMs: number): StorageOpenError {
@@ -128,12 +142,14 @@ class PostgresDatabase implements Database {
   readonly schema: SchemaDialect;
 
   readonly #pool: pg.Pool;
+  readonly #lease: WriterLease;
   readonly #errors: ErrorLookup;
   readonly #names = new Map<string, string>();
   #count = 0;
 
-  constructor(pool: pg.Pool, options: PostgresOptions) {
+  constructor(pool: pg.Pool, lease: WriterLease, options: PostgresOptions) {
     this.#pool = pool;
+    this.#lease = lease;
     this.#errors = createErrorLookup(options.model);
     this.schema = createPostgresSchema((work) =>
       this.transaction(async (tx) => {
@@ -148,6 +164,10 @@ class PostgresDatabase implements Database {
   get statementCount(): number {
     return this.#count;
   }
+
+  readonly dataVersion = (): Promise<number> => Promise.resolve(this.#lease.dataVersion());
+
+  readonly clockWrite = <T>(work: (guard: string | undefined) => Promise<T>): Promise<T> => this.#lease.clockWrite(work);
 
   async all<Row = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<Row[]> {
     const scope = this.#scope();
@@ -202,6 +222,7 @@ class PostgresDatabase implements Database {
   }
 
   async close(): Promise<void> {
+    await this.#lease.close();
     await this.#pool.end();
   }
 
