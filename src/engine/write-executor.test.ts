@@ -1,11 +1,14 @@
+import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachDialect } from '../../test/support/databases.js';
+import { describeEachDialect, describePostgres } from '../../test/support/databases.js';
 import { ApiError } from '../errors/api-error.js';
 import { loadSchema } from '../schema/load-schema.js';
 import type { Model } from '../schema/model.js';
 import type { Database } from '../storage/dialect.js';
 import { migrate } from '../storage/migrate/migrate.js';
+import { LEASE_KEY } from '../storage/postgres/writer-lease.js';
 import { ChangeClock } from './change-clock.js';
+import { seedDatabase } from './seed/seed.js';
 import { WriteExecutor } from './write-executor.js';
 
 const SDL = 'type User { id: ID!  name: String!  email: String! @unique }';
@@ -62,5 +65,38 @@ describeEachDialect('writes with their clock bump and outbox event', (ctx) => {
       ['update', id],
       ['delete', id],
     ]);
+  });
+});
+
+describePostgres('writes while another process holds the writer lease', (ctx) => {
+  it('every write that moves a clock waits for the lease to be let go: a create, an update and a seed', async () => {
+    const loaded = loadSchema([{ file: 'writes.graphql', text: SDL }]);
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
+    // Statements give up after half a second, so a write that waits fails instead.
+    const db = await ctx.open({ statementTimeoutMs: 500 });
+    await migrate(db, loaded.model);
+    const clock = new ChangeClock(db);
+    const writer = new WriteExecutor(loaded.model, db, clock);
+    const { id } = await writer.write({ kind: 'create', type: 'User', values: { name: 'Ada', email: 'ada@example.org' } });
+    const users = async (): Promise<unknown[]> => db.all('SELECT name FROM users ORDER BY name');
+
+    // A holder that has not heard of this process: the lease key, held exclusively by a connection of its own.
+    const holder = new pg.Client({ connectionString: ctx.url });
+    await holder.connect();
+    try {
+      // Asked first, in case this process holds the lease by now (it takes it after a few seconds alone).
+      await holder.query(`SELECT pg_notify('diglot_writer_lease', 'a test')`);
+      await holder.query(`SELECT pg_advisory_lock(${LEASE_KEY})`);
+      await expect(writer.write({ kind: 'create', type: 'User', values: { name: 'Bob', email: 'bob@example.org' } })).rejects.toThrow();
+      await expect(writer.write({ kind: 'update', type: 'User', id, values: { name: 'Ada L.' }, replace: false })).rejects.toThrow();
+      await expect(seedDatabase(loaded.model, db, clock, { defaultCount: 3, pictures: 0 })).rejects.toThrow();
+      expect(await users()).toEqual([{ name: 'Ada' }]);
+
+      await holder.query(`SELECT pg_advisory_unlock(${LEASE_KEY})`);
+      await writer.write({ kind: 'create', type: 'User', values: { name: 'Bob', email: 'bob@example.org' } });
+      expect(await users()).toEqual([{ name: 'Ada' }, { name: 'Bob' }]);
+    } finally {
+      await holder.end();
+    }
   });
 });

@@ -89,17 +89,10 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     await pool.end().catch(() => undefined);
     throw openError(target, shown, error, options.connectTimeoutMs ?? 5_000);
   }
-  const lease = new WriterLease(
-    () =>
-      new pg.Client({
-        connectionString: url,
-        application_name: 'diglot-writer-lease',
-        connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
-        keepAlive: true,
-      }),
-    (sql, params) => pool.query(sql, [...params]),
-    options.logger,
-  );
+  const lease = new WriterLease(url, (sql, params) => pool.query(sql, [...params]), {
+    connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
+    logger: options.logger,
+  });
   // Announced before serving: a holder elsewhere lets the lease go before this process writes.
   await lease.ready();
   return new PostgresDatabase(pool, lease, options);
@@ -222,8 +215,9 @@ class PostgresDatabase implements Database {
   }
 
   async close(): Promise<void> {
-    await this.#lease.close();
+    // The pool first: a write still running as the lease's holder finishes while the lease is held.
     await this.#pool.end();
+    await this.#lease.close();
   }
 
   #scope(): TransactionScope | undefined {

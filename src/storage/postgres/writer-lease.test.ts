@@ -5,7 +5,7 @@ import type { Database } from '../dialect.js';
 import { CLOCK_GUARD } from './writer-lease.js';
 
 /** Polls `check` until it holds; a lease changes hands on a timer and on notifications, not at a call's return. */
-async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 8_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
@@ -79,7 +79,7 @@ describePostgres('the writer lease', (ctx) => {
     expect(await holds(first)).toBe(false);
     expect(await first.dataVersion?.()).not.toBe(held);
     // Nor does either take the lease while the other is there.
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
     expect(await holds(first)).toBe(false);
     expect(await holds(second)).toBe(false);
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type pg from 'pg';
+import pg from 'pg';
 import type { StorageLogger } from './open-postgres.js';
 
-/** Advisory-lock keys (arbitrary, fixed; the migration lock is …513). */
-const LEASE_KEY = '7283110596124352514';
+/** Advisory-lock keys (arbitrary, fixed; the migration lock is …513). The lease key is exported for tests. */
+export const LEASE_KEY = '7283110596124352514';
 const PRESENCE_KEY = '7283110596124352515';
 /** Where a process that starts (or reconnects) asks the holder to give the lease up. */
 const CHANNEL = 'diglot_writer_lease';
@@ -12,12 +12,24 @@ const TICK_MS = 500;
 /**
  * How long a holder trusts the lease without a confirmed round trip on its
  * connection. Past it the holder drops the connection (which frees the lock)
- * and answers as a non-holder: that bounds how long a holder cut off from
- * the database (a failover, a partition) can go on answering from memory.
+ * and works as a non-holder: that bounds how long a holder cut off from
+ * the database (a failover, a partition) goes on answering from memory.
  */
 const LEASE_MS = 1_500;
-/** How long after another process asked a process waits before it tries for the lease again. */
-const QUIET_MS = 2_000;
+/**
+ * How long a process must have seen itself alone before it takes the lease:
+ * longer than a holder that lost its connection unnoticed can go on
+ * writing without the guard (`LEASE_MS`, then a tick), with room to spare.
+ */
+const ALONE_MS = 3_000;
+/** A query on the lease's connection that takes longer means the connection is in trouble. */
+const QUERY_TIMEOUT_MS = 3_000;
+/**
+ * The server's side of the lease's connection: a holder whose host vanished
+ * is noticed within seconds (and its locks freed), not after the operating
+ * system's two-hour keepalive.
+ */
+const SESSION_SETTINGS = 'SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3; SET tcp_user_timeout = 6000';
 
 /**
  * The SQL a clock bump carries while this process does not hold the lease:
@@ -30,34 +42,38 @@ type State = 'connecting' | 'shared' | 'taking' | 'sole' | 'closed';
 
 /**
  * The writer lease: lets a process that is the only Diglot on a PostgreSQL
- * database know that nobody else commits, so the change clock can answer a
- * revalidation from memory, with no round trip (as SQLite does from the
- * WAL-index header). Correct with any number of processes, and fast when
- * there is one.
+ * database know that nobody else commits a change-clock move, so its change
+ * clock can answer a revalidation from memory, with no round trip (as
+ * SQLite does from the WAL-index header). Correct with any number of
+ * processes, and fast when there is one.
  *
  * - Every process keeps one connection of its own that holds a shared
  *   *presence* lock for its lifetime, LISTENs on `CHANNEL`, and, once it
  *   holds the presence lock, NOTIFYs there.
  * - A process takes the *lease* (the lease key, exclusive, on that
- *   connection) only when no other process holds the presence lock, so only
- *   while it is alone.
+ *   connection) only when no other process has held the presence lock for
+ *   `ALONE_MS`: only while it is alone.
  * - Every clock bump made without the lease carries `CLOCK_GUARD`, which
  *   waits while anyone holds the lease. So while a process holds it, no
- *   other process commits a clock move: its own commits, noted locally, are
- *   the only ones.
+ *   other process commits a clock move: its own commits, which its change
+ *   clock notes as they happen, are the only ones.
  * - A holder that hears another process's NOTIFY gives the lease up: first
  *   it stops answering from memory, then it unlocks, and only then can the
  *   newcomer's guarded writes go on.
- * - Taking the lease waits for this process's own guarded writes: a guard
- *   built before the lease was taken would wait on it forever. And a
- *   process that was asked to let go waits `QUIET_MS` before trying again.
+ * - Taking the lease first lets this process's own guarded writes finish,
+ *   and holds new ones back until it is done: a guard built before the
+ *   lease was taken would wait on it forever.
  * - A process whose own connection is down asks through the pool before
- *   each guarded write, so its writes never wait on a holder that did not
+ *   each guarded write, so its writes do not wait on a holder that did not
  *   hear of it.
  *
  * Advisory locks belong to the connection, so a connection that dies frees
  * them; the holder then stops answering from memory at once (connection
  * error) or within `LEASE_MS` (no answer).
+ *
+ * Every process that writes change clocks must take part: a Diglot build
+ * without the lease, or SQL run by hand against `_diglot_clock`, is not
+ * fenced out.
  */
 export class WriterLease {
   readonly #id = randomUUID();
@@ -65,31 +81,33 @@ export class WriterLease {
   #client: pg.Client | undefined;
   /** When the holder last sent a query its connection answered: the lock was held then. */
   #confirmedAt = 0;
-  #confirming = false;
+  /** A heartbeat or presence probe is out. */
+  #probing = false;
+  /** Since when every probe found no other process (undefined: not alone, or asked to let go since). */
+  #aloneSince: number | undefined;
   /** Moves each time the lease is taken: the token a holder gives `dataVersion`. */
   #epoch = 0;
   /** Tokens while not holding: each one new, so nothing is reused. */
   #unsure = 0;
   #guardedInFlight = 0;
-  /** Settles when the current attempt to connect or take the lease has. */
+  #drained: (() => void) | undefined;
+  /** Settles when the current attempt to connect or take the lease has; writes wait for it. */
   #pending: Promise<void> | undefined;
   /** A newcomer asked while the lease was being taken. */
   #releaseAsked = false;
   /** The last connection failed (reported once, not at every retry). */
   #failing = false;
-  /** No attempt to take the lease before this time (see `QUIET_MS`). */
-  #quietUntil = 0;
   readonly #timer: NodeJS.Timeout;
 
   /**
-   * `connect`: a new connection of the lease's own. `send`: a statement on
+   * `url`: where the lease's own connection goes. `send`: a statement on
    * another connection (the pool), for asking a holder to let go while the
    * lease's own connection is down.
    */
   constructor(
-    private readonly connect: () => pg.Client,
+    private readonly url: string,
     private readonly send: (sql: string, params: readonly string[]) => Promise<unknown>,
-    private readonly logger: StorageLogger | undefined,
+    private readonly options: { readonly connectTimeoutMs: number; readonly logger: StorageLogger | undefined },
   ) {
     this.#timer = setInterval(() => this.#tick(), TICK_MS);
     this.#timer.unref();
@@ -103,32 +121,31 @@ export class WriterLease {
 
   /**
    * For `Database.dataVersion`: the same number as long as this process has
-   * held the lease without a break (confirmed within `LEASE_MS`); a new one
-   * on every call otherwise.
+   * held the lease without a break; a new one on every call otherwise.
    */
   dataVersion(): number {
-    if (this.#state === 'sole' && Date.now() - this.#confirmedAt <= LEASE_MS) return this.#epoch;
-    return --this.#unsure;
+    return this.#holds() ? this.#epoch : --this.#unsure;
   }
 
   /** For `Database.clockWrite`. */
   async clockWrite<T>(work: (guard: string | undefined) => Promise<T>): Promise<T> {
     // Connecting or taking: wait for it, so no guard is built that the lease this process takes would block.
     while (this.#pending !== undefined && this.#state !== 'closed') await this.#pending;
-    if (this.#state === 'sole') return work(undefined);
+    if (this.#holds()) return work(undefined);
     this.#guardedInFlight++;
     try {
       // Not announced (the lease's connection is down): ask any holder to let go, or the guard would wait for it.
       if (this.#state === 'connecting') await this.send('SELECT pg_notify($1, $2)', [CHANNEL, this.#id]);
       return await work(CLOCK_GUARD);
     } finally {
-      this.#guardedInFlight--;
+      if (--this.#guardedInFlight === 0) this.#drained?.();
     }
   }
 
   async close(): Promise<void> {
     this.#state = 'closed';
     clearInterval(this.#timer);
+    this.#drained?.();
     await this.#pending;
     const client = this.#client;
     this.#client = undefined;
@@ -136,11 +153,23 @@ export class WriterLease {
     await client?.end().catch(() => undefined);
   }
 
+  /**
+   * Held, and confirmed within `LEASE_MS`. A holder past that drops the
+   * connection, so the server frees the lock wherever it still can, before
+   * it writes again: from then on its writes carry the guard.
+   */
+  #holds(): boolean {
+    if (this.#state !== 'sole') return false;
+    if (Date.now() - this.#confirmedAt <= LEASE_MS) return true;
+    this.#drop(new Error(`the writer-lease connection did not answer within ${LEASE_MS} ms`));
+    return false;
+  }
+
   #tick(): void {
-    if (this.#pending !== undefined) return;
+    if (this.#pending !== undefined || this.#probing) return;
     if (this.#state === 'connecting') this.#attempt(this.#announce());
-    else if (this.#state === 'shared' && this.#guardedInFlight === 0 && Date.now() >= this.#quietUntil) this.#attempt(this.#take());
-    else if (this.#state === 'sole') this.#confirm();
+    else if (this.#state === 'shared') this.#probe();
+    else if (this.#state === 'sole' && this.#holds()) this.#probe();
   }
 
   #attempt(work: Promise<void>): void {
@@ -154,7 +183,13 @@ export class WriterLease {
 
   /** A connection of its own: LISTEN, hold the presence lock, tell any holder to let go. */
   async #announce(): Promise<void> {
-    const client = this.connect();
+    const client = new pg.Client({
+      connectionString: this.url,
+      application_name: 'diglot-writer-lease',
+      connectionTimeoutMillis: this.options.connectTimeoutMs,
+      query_timeout: QUERY_TIMEOUT_MS,
+      keepAlive: true,
+    });
     this.#client = client;
     client.on('error', (error) => this.#drop(error, client));
     client.on('end', () => this.#drop(new Error('the writer-lease connection closed'), client));
@@ -162,21 +197,62 @@ export class WriterLease {
       if (message.channel === CHANNEL && message.payload !== this.#id) this.#release();
     });
     await client.connect();
+    await client.query(SESSION_SETTINGS);
     await client.query(`LISTEN ${CHANNEL}`);
     await client.query(`SELECT pg_advisory_lock_shared(${PRESENCE_KEY})`);
     await client.query('SELECT pg_notify($1, $2)', [CHANNEL, this.#id]);
     if (this.#client === client && this.#state === 'connecting') {
       this.#state = 'shared';
+      this.#aloneSince = undefined;
       this.#failing = false;
     }
   }
 
-  /** Takes the lease if no other process holds the presence lock: one round trip. */
+  /**
+   * One round trip: held, it confirms the connection (the heartbeat); not
+   * held, it asks whether anyone else holds the presence lock, and takes
+   * the lease once nobody has for `ALONE_MS`.
+   */
+  #probe(): void {
+    const client = this.#client;
+    if (client === undefined) return;
+    const holding = this.#state === 'sole';
+    this.#probing = true;
+    const sentAt = Date.now();
+    const sql = holding
+      ? 'SELECT true AS alone'
+      : `SELECT CASE WHEN pg_try_advisory_lock(${PRESENCE_KEY}) THEN pg_advisory_unlock(${PRESENCE_KEY}) ELSE false END AS alone`;
+    client.query<{ alone: boolean }>(sql).then(
+      ({ rows }) => {
+        this.#probing = false;
+        if (this.#client !== client) return;
+        if (holding) {
+          if (this.#state === 'sole') this.#confirmedAt = sentAt;
+          return;
+        }
+        if (rows[0]?.alone !== true) {
+          this.#aloneSince = undefined;
+          return;
+        }
+        this.#aloneSince ??= sentAt;
+        if (this.#state === 'shared' && Date.now() - this.#aloneSince >= ALONE_MS && this.#pending === undefined) this.#attempt(this.#take());
+      },
+      (error: unknown) => {
+        this.#probing = false;
+        this.#drop(error, client);
+      },
+    );
+  }
+
+  /** Lets this process's guarded writes finish (new ones wait on `#pending`), then takes the lease if still alone. */
   async #take(): Promise<void> {
     const client = this.#client;
     if (client === undefined) return;
     this.#state = 'taking';
     this.#releaseAsked = false;
+    if (this.#guardedInFlight > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
+    this.#drained = undefined;
+    if (this.#stateNow() !== 'taking') return;
     const sentAt = Date.now();
     const { rows } = await client.query<{ sole: boolean }>(
       `SELECT CASE WHEN pg_try_advisory_lock(${PRESENCE_KEY}) THEN pg_advisory_unlock(${PRESENCE_KEY}) AND pg_try_advisory_lock(${LEASE_KEY}) ELSE false END AS sole`,
@@ -185,6 +261,7 @@ export class WriterLease {
     if (this.#stateNow() !== 'taking' || this.#client !== client) return;
     if (rows[0]?.sole !== true) {
       this.#state = 'shared';
+      this.#aloneSince = undefined;
       return;
     }
     this.#epoch++;
@@ -202,30 +279,9 @@ export class WriterLease {
     return this.#releaseAsked;
   }
 
-  #confirm(): void {
-    const client = this.#client;
-    if (client === undefined) return;
-    if (this.#confirming) {
-      if (Date.now() - this.#confirmedAt > LEASE_MS) this.#drop(new Error(`the writer-lease connection did not answer within ${LEASE_MS} ms`), client);
-      return;
-    }
-    this.#confirming = true;
-    const sentAt = Date.now();
-    client.query('SELECT 1').then(
-      () => {
-        this.#confirming = false;
-        if (this.#client === client) this.#confirmedAt = sentAt;
-      },
-      (error: unknown) => {
-        this.#confirming = false;
-        this.#drop(error, client);
-      },
-    );
-  }
-
   /** Another process has come: stop answering from memory, then unlock so its guarded writes can go on. */
   #release(): void {
-    this.#quietUntil = Date.now() + QUIET_MS;
+    this.#aloneSince = undefined;
     if (this.#state === 'taking') {
       this.#releaseAsked = true;
       return;
@@ -243,12 +299,12 @@ export class WriterLease {
     const wasSole = this.#state === 'sole';
     this.#state = 'connecting';
     this.#client = undefined;
-    this.#confirming = false;
+    this.#drained?.();
     client.removeAllListeners();
     client.on('error', () => undefined);
     // Ending the connection frees the locks at once where the server still hears it.
     client.end().catch(() => undefined);
-    if (!this.#failing) this.logger?.warn({ err: error, wasSole }, 'the PostgreSQL writer-lease connection failed; revalidations read the change clocks until it is back');
+    if (!this.#failing) this.options.logger?.warn({ err: error, wasSole }, 'the PostgreSQL writer-lease connection failed; revalidations read the change clocks until it is back');
     this.#failing = true;
   }
 }
