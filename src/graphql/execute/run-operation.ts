@@ -60,13 +60,10 @@ type Planned = { readonly index: number; readonly step: DataStep; readonly plan:
  */
 export async function runOperation(ctx: RunContext, op: RunnableOperation, cache: CacheRequest | undefined): Promise<RunOutcome> {
   const outcomes: (FieldOutcome | undefined)[] = op.steps.map(() => undefined);
-  const introspected = await introspect(
-    ctx.generated.schema,
-    op.operation,
-    op.fragments,
-    op.rawVariables,
-    op.steps.flatMap((step) => (step.kind === 'introspection' ? [{ key: step.key, nodes: step.nodes }] : [])),
-  );
+  const introspection = op.steps.flatMap((step) => (step.kind === 'introspection' ? [{ key: step.key, nodes: step.nodes }] : []));
+  // Most operations have none: no await for them (a 304 is a handful of microseconds, and each await costs some).
+  const introspected =
+    introspection.length === 0 ? new Map<string, FieldOutcome>() : await introspect(ctx.generated.schema, op.operation, op.fragments, op.rawVariables, introspection);
   op.steps.forEach((step, index) => {
     if (step.kind === 'typename') outcomes[index] = { json: JSON.stringify(step.value) };
     else if (step.kind === 'introspection') outcomes[index] = introspected.get(step.key);

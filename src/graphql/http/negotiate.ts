@@ -26,9 +26,28 @@ const CANDIDATES: readonly { readonly media: ResponseMedia; readonly matches: (r
   { media: HTML_MEDIA, matches: (r) => (r.type === 'text' && r.subtype === 'html' ? 3 : r.type === 'text' && r.subtype === '*' ? 2 : 0) },
 ];
 
+/**
+ * Answers for the `Accept` headers seen so far: a client sends the same one
+ * on every request, and parsing it each time was a measurable part of a
+ * 304's CPU. Up to `KNOWN_LIMIT`, so headers made up per request only miss
+ * the cache. (A newline cannot occur in a header value: it sets the two
+ * kinds of key apart.)
+ */
+const known = new Map<string, ResponseMedia | undefined>();
+const KNOWN_LIMIT = 64;
+
 /** The media type to answer in, or undefined when the client accepts none of ours (406). */
 export function negotiate(accept: string | undefined, allowHtml: boolean): ResponseMedia | undefined {
-  if (accept === undefined || accept.trim() === '') return JSON_MEDIA;
+  if (accept === undefined) return JSON_MEDIA;
+  const key = allowHtml ? `\n${accept}` : accept;
+  if (known.has(key)) return known.get(key);
+  const media = negotiateAnew(accept, allowHtml);
+  if (known.size < KNOWN_LIMIT) known.set(key, media);
+  return media;
+}
+
+function negotiateAnew(accept: string, allowHtml: boolean): ResponseMedia | undefined {
+  if (accept.trim() === '') return JSON_MEDIA;
   const ranges = parseAccept(accept);
   let best: { media: ResponseMedia; q: number; specificity: number } | undefined;
   for (const candidate of CANDIDATES) {
