@@ -118,6 +118,53 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
     return { steps: compiled.steps, reads };
   };
 
+  /**
+   * What the parameters alone decide: the document (text, trusted id or
+   * persisted hash, parsed and validated), the operation, the template key
+   * and, for GET, the key its validators are remembered under; or the
+   * response to a request that goes no further. A repeated GET's parameters
+   * are one object, parsed once (`paramsFromSearch`), so this is worked out
+   * once for it too (and dropped with it).
+   */
+  const derivedByParams = new WeakMap<GraphqlParams, Derived>();
+  const derivedOf = (request: GraphqlHttpRequest, requestErrors: (errors: readonly unknown[]) => GraphqlHttpResponse): Derived | GraphqlHttpResponse => {
+    const { params } = request;
+    const known = request.method === 'GET' ? derivedByParams.get(params) : undefined;
+    if (known !== undefined) return known;
+    let text: string;
+    try {
+      text = source.resolve(params).text;
+    } catch (error) {
+      if (isApiError(error) && error.code === 'PERSISTED_QUERY_NOT_FOUND') return requestErrors([error]);
+      throw error;
+    }
+    const prepared = prepare(text);
+    if (!prepared.ok) return requestErrors(prepared.errors);
+    const facts = factsOf(prepared.document, text);
+    const chosen = facts.operation(params.operationName);
+    if (chosen === undefined) {
+      const message =
+        params.operationName === undefined ? 'Must provide operation name if query contains multiple operations.' : `Unknown operation named "${params.operationName}".`;
+      return requestErrors([new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })]);
+    }
+    if (request.method === 'GET' && chosen.operation.operation !== OperationTypeNode.QUERY) {
+      // GraphQL over HTTP §6.1: GET must never change anything.
+      return httpError(
+        new ApiError('METHOD_NOT_ALLOWED', { detail: `A ${chosen.operation.operation} cannot run over GET; send it with POST`, extensions: { allow: ['POST'] } }),
+        request.media,
+        request.log,
+      );
+    }
+    const rawVariables = params.variables ?? {};
+    const derived: Derived = {
+      chosen,
+      templateKey: chosen.templatePrefix === undefined ? undefined : templates.keyOf(chosen.templatePrefix, chosen.keyed, rawVariables),
+      cacheKey: request.method === 'GET' ? `graphql ${facts.hash()} ${params.operationName ?? ''} ${JSON.stringify(rawVariables)}` : undefined,
+    };
+    if (request.method === 'GET') derivedByParams.set(params, derived);
+    return derived;
+  };
+
   const handle = async (request: GraphqlHttpRequest): Promise<GraphqlHttpResponse> => {
     const format = formatOptions(request.log);
     const requestErrors = (errors: readonly unknown[]): GraphqlHttpResponse => ({
@@ -129,43 +176,15 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
       ),
     });
     const { params } = request;
-
-    let text: string;
-    try {
-      text = source.resolve(params).text;
-    } catch (error) {
-      if (isApiError(error) && error.code === 'PERSISTED_QUERY_NOT_FOUND') return requestErrors([error]);
-      throw error;
-    }
-    const prepared = prepare(text);
-    if (!prepared.ok) return requestErrors(prepared.errors);
-    const facts = factsOf(prepared.document, text);
-
-    const chosen = facts.operation(params.operationName);
-    if (chosen === undefined) {
-      const message =
-        params.operationName === undefined ? 'Must provide operation name if query contains multiple operations.' : `Unknown operation named "${params.operationName}".`;
-      return requestErrors([new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })]);
-    }
+    const derived = derivedOf(request, requestErrors);
+    if ('status' in derived) return derived;
+    const { chosen, templateKey, cacheKey } = derived;
     const { operation, fragments } = chosen;
-    if (request.method === 'GET' && operation.operation !== OperationTypeNode.QUERY) {
-      // GraphQL over HTTP §6.1: GET must never change anything.
-      return httpError(
-        new ApiError('METHOD_NOT_ALLOWED', { detail: `A ${operation.operation} cannot run over GET; send it with POST`, extensions: { allow: ['POST'] } }),
-        request.media,
-        request.log,
-      );
-    }
-
     const rawVariables = params.variables ?? {};
-    const templateKey = chosen.templatePrefix === undefined ? undefined : templates.keyOf(chosen.templatePrefix, chosen.keyed, rawVariables);
     const bound = (templateKey === undefined ? undefined : templates.use(templateKey, rawVariables)) ?? compileFresh(chosen, rawVariables, templateKey);
     if ('errors' in bound) return requestErrors(bound.errors);
 
-    const cache =
-      request.method === 'GET'
-        ? { key: `graphql ${facts.hash()} ${params.operationName ?? ''} ${JSON.stringify(rawVariables)}`, ifNoneMatch: request.ifNoneMatch }
-        : undefined;
+    const cache = cacheKey === undefined ? undefined : { key: cacheKey, ifNoneMatch: request.ifNoneMatch };
     const outcome = await runOperation(
       { engine, generated, planLimits, format },
       { operation, fragments, rawVariables, steps: bound.steps, reads: bound.reads },
@@ -188,6 +207,14 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
   };
 
   return { generated, handle, httpError };
+}
+
+/** What a request's parameters alone decide (see `derivedOf`). */
+interface Derived {
+  readonly chosen: OperationFacts;
+  readonly templateKey: string | undefined;
+  /** GET only: the key its validators are remembered under. */
+  readonly cacheKey: string | undefined;
 }
 
 function contentType(media: JsonMedia): string {
