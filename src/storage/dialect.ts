@@ -45,7 +45,9 @@ export interface Database extends SqlRunner {
    * moves are fenced (PostgreSQL's writer lease). `guard`, when given, is
    * SQL every clock bump of the write must carry, after its `SELECT` list
    * (`INSERT … SELECT … <guard> ON CONFLICT …`). Without this member a
-   * write runs as it is, with no guard.
+   * write runs as it is, with no guard. Writes within one process are not
+   * guarded from each other: one change clock per Database, which notes
+   * every commit of the process (the engine has one).
    */
   readonly clockWrite?: <T>(work: (guard: string | undefined) => Promise<T>) => Promise<T>;
   /** Reading and changing the schema: what `migrate` works with (each driver supplies its own). */
