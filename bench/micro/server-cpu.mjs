@@ -1,0 +1,142 @@
+// Server CPU per request, for A/B runs of two (or more) builds of Diglot on the same requests.
+//
+//   npm run build && cp -r dist .ab-before     # the build to compare against (any folder in the project, so node_modules resolve)
+//   (change something) && npm run build
+//   npm --prefix bench install                 # autocannon, once
+//   node_modules/.bin/node bench/micro/server-cpu.mjs --builds .ab-before,dist --db bench/.data/diglot.db --workload W8
+//
+// Each build serves from its own copy of the SQLite file (or from `--db postgres://…`, shared); the builds
+// take turns, 10 connections of autocannon for `--seconds` each, `--rounds` times (the order flips every
+// round), after a 2 s warm-up. Reported per build: the median over rounds of the server's CPU time
+// (/proc/<pid>/stat, user + system) divided by the requests it answered. Unlike requests a second, this
+// barely moves with the load generator's share of a 2-core machine. Linux only.
+//
+// Workloads (the bench's, `lib/workloads.mjs`): W1 GET /users/<id>, W3 the newest 10 posts of a user,
+// W4 the nested GraphQL query (POST), W7 W1 revalidated (304), W8 W4 as a persisted GET, revalidated (304).
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const root = resolve(import.meta.dirname, '../..');
+const autocannon = createRequire(join(root, 'bench/package.json'))('autocannon');
+const { values: options } = parseArgs({
+  options: {
+    builds: { type: 'string', default: 'dist' },
+    db: { type: 'string', default: 'bench/.data/diglot.db' },
+    workload: { type: 'string', default: 'W7' },
+    seconds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '6' },
+  },
+});
+const W4 = 'query ($id: ID!) { user(id: $id) { name posts(first: 10) { title } followers(first: 10) { name } } }';
+// The bench's 100 ids, spread over the 10,000 users.
+const ids = Array.from({ length: 100 }, (_, i) => String(1 + i * 97));
+const scratch = mkdtempSync(join(tmpdir(), 'diglot-server-cpu-'));
+
+/** CPU time of a process so far, in µs (clock ticks of 10 ms). */
+function cpuOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+async function start(build, port) {
+  let db = options.db;
+  if (!db.startsWith('postgres')) {
+    db = join(scratch, `${port}.db`);
+    copyFileSync(options.db, db);
+  }
+  const child = spawn(
+    process.execPath,
+    [join(root, build, 'cli/main.js'), 'serve', '--schema', join(root, 'examples/social/schema.graphql'), '--db', db, '--port', String(port), '--host', '127.0.0.1'],
+    { env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  for (let attempt = 0; attempt < 200; attempt++) {
+    try {
+      await globalThis.fetch(`http://127.0.0.1:${port}/users/1`);
+      return child;
+    } catch {
+      await new Promise((done) => setTimeout(done, 100));
+    }
+  }
+  throw new Error(`${build} did not start`);
+}
+
+/** The workload's requests, with the ETags a revalidation sends fetched first. */
+async function requestsFor(origin) {
+  const persisted = encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(W4).digest('hex') } }));
+  const requests = [];
+  for (const id of ids) {
+    const variables = encodeURIComponent(JSON.stringify({ id }));
+    switch (options.workload) {
+      case 'W1':
+        requests.push({ method: 'GET', path: `/users/${id}` });
+        break;
+      case 'W3':
+        requests.push({ method: 'GET', path: `/users/${id}/posts?sort=-createdAt&limit=10` });
+        break;
+      case 'W4':
+        requests.push({ method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: W4, variables: { id } }) });
+        break;
+      case 'W7': {
+        const response = await globalThis.fetch(`${origin}/users/${id}`);
+        await response.text();
+        requests.push({ method: 'GET', path: `/users/${id}`, headers: { 'if-none-match': response.headers.get('etag') } });
+        break;
+      }
+      case 'W8': {
+        const response = await globalThis.fetch(`${origin}/graphql?query=${encodeURIComponent(W4)}&variables=${variables}&extensions=${persisted}`, { headers: { accept: 'application/json' } });
+        await response.text();
+        requests.push({ method: 'GET', path: `/graphql?variables=${variables}&extensions=${persisted}`, headers: { accept: 'application/json', 'if-none-match': response.headers.get('etag') } });
+        break;
+      }
+      default:
+        throw new Error(`unknown workload ${options.workload} (W1, W3, W4, W7, W8)`);
+    }
+  }
+  return requests;
+}
+
+const load = (server, seconds) =>
+  new Promise((done, fail) =>
+    autocannon({ url: `http://127.0.0.1:${server.port}`, connections: 10, duration: seconds, requests: server.requests }, (error, result) =>
+      error ? fail(error) : done(result),
+    ),
+  );
+
+const servers = [];
+try {
+  for (const [index, build] of options.builds.split(',').entries()) {
+    const port = 7400 + index;
+    const child = await start(build, port);
+    servers.push({ build, port, child, rounds: [] });
+  }
+  // On PostgreSQL a server alone takes the writer lease 3 s after it starts: measure it with the lease.
+  if (options.db.startsWith('postgres')) await new Promise((done) => setTimeout(done, 4_000));
+  for (const server of servers) server.requests = await requestsFor(`http://127.0.0.1:${server.port}`);
+  for (const server of servers) await load(server, 2);
+  for (let round = 0; round < Number(options.rounds); round++) {
+    for (const server of round % 2 === 0 ? servers : [...servers].reverse()) {
+      const before = cpuOf(server.child.pid);
+      const result = await load(server, Number(options.seconds));
+      const answered = result.requests.total;
+      // A revalidation answers 304 (autocannon counts it as not 2xx), everything else 200.
+      const wrong = options.workload === 'W7' || options.workload === 'W8' ? answered - result.non2xx : result.non2xx;
+      if (result.errors > 0 || wrong > 0) throw new Error(`${server.build}: ${result.errors} errors, ${wrong} answers with an unexpected status`);
+      server.rounds.push({ cpu: (cpuOf(server.child.pid) - before) / answered, perSecond: answered / Number(options.seconds) });
+    }
+  }
+  const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
+  for (const server of servers) {
+    const cpu = server.rounds.map((r) => r.cpu);
+    console.log(
+      `${server.build}: ${median(cpu).toFixed(1)} µs server CPU a request (rounds: ${cpu.map((v) => v.toFixed(1)).join(' ')}), ${Math.round(median(server.rounds.map((r) => r.perSecond)))} requests a second`,
+    );
+  }
+} finally {
+  for (const server of servers) server.child.kill();
+  rmSync(scratch, { recursive: true, force: true });
+}
