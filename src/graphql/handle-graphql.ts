@@ -124,7 +124,9 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
    * and, for GET, the key its validators are remembered under; or the
    * response to a request that goes no further. A repeated GET's parameters
    * are one object, parsed once (`paramsFromSearch`), so this is worked out
-   * once for it too (and dropped with it).
+   * once for it too (and dropped with it). So a hash-only GET seen before
+   * still runs after the persisted-query store has dropped its document: the
+   * hash names exactly one text, so that answer is the one it would get.
    */
   const derivedByParams = new WeakMap<GraphqlParams, Derived>();
   const derivedOf = (request: GraphqlHttpRequest, requestErrors: (errors: readonly unknown[]) => GraphqlHttpResponse): Derived | GraphqlHttpResponse => {
@@ -161,7 +163,9 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
       templateKey: chosen.templatePrefix === undefined ? undefined : templates.keyOf(chosen.templatePrefix, chosen.keyed, rawVariables),
       cacheKey: request.method === 'GET' ? `graphql ${facts.hash()} ${params.operationName ?? ''} ${JSON.stringify(rawVariables)}` : undefined,
     };
-    if (request.method === 'GET') derivedByParams.set(params, derived);
+    // Not a request that registers an automatic persisted query: each one must register it again (the store is an LRU).
+    const registers = params.query !== undefined && params.extensions?.['persistedQuery'] !== undefined;
+    if (request.method === 'GET' && !registers) derivedByParams.set(params, derived);
     return derived;
   };
 

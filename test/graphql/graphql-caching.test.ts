@@ -113,6 +113,32 @@ describeEachDialect('GraphQL HTTP caching and persisted operations', (ctx) => {
     expect(again.status).toBe(304);
   });
 
+  it('a registering GET registers its persisted query every time, so one dropped from the store comes back', async () => {
+    // A store of one: registering a third document drops the first.
+    const small = await startServer(() => ctx.open(), { seed: false, server: { graphql: { apqCacheSize: 1 } } });
+    try {
+      const documents = ['{ users(first: 1) { name } }', '{ users(first: 2) { name } }', '{ users(first: 3) { name } }'];
+      const extensions = (query: string): { persistedQuery: { version: number; sha256Hash: string } } => ({ persistedQuery: { version: 1, sha256Hash: sha256(query) } });
+      const [first = '', ...others] = documents;
+      const register = async (query: string): Promise<number> => (await gqlGet(small.url, { query, extensions: extensions(query) })).status;
+      // Each look with a URL of its own (an extra variable, which the operation ignores): a URL seen before skips the store.
+      let looks = 0;
+      const byHash = async (query: string): Promise<string | undefined> => {
+        const response = await gqlGet(small.url, { extensions: extensions(query), variables: { look: ++looks } });
+        return response.json.errors?.[0]?.extensions?.code ?? (response.json.data === undefined ? 'no data' : undefined);
+      };
+      expect(await register(first)).toBe(200);
+      expect(await byHash(first)).toBeUndefined();
+      for (const query of others) expect(await register(query)).toBe(200);
+      expect(await byHash(first)).toBe('PERSISTED_QUERY_NOT_FOUND');
+      // The very same registering URL as before.
+      expect(await register(first)).toBe(200);
+      expect(await byHash(first)).toBeUndefined();
+    } finally {
+      await small.close();
+    }
+  });
+
   it('trusted documents: GET /graphql?id=<sha256>, with the same caching', async () => {
     const response = await gqlGet(server.url, { id: sha256(TRUSTED), variables: { id: productId } });
     expect(response.status).toBe(200);
