@@ -40,8 +40,11 @@ export class ReadExecutor {
    * statement it becomes part of (see `compileRead`), with its params bound.
    */
   readFrom(plan: ReadPlan, source: string): SqlStatement {
-    const bySource = this.byRootFrom.get(plan.root) ?? new Map<string, CompiledRead>();
-    this.byRootFrom.set(plan.root, bySource);
+    let bySource = this.byRootFrom.get(plan.root);
+    if (bySource === undefined) {
+      bySource = new Map<string, CompiledRead>();
+      this.byRootFrom.set(plan.root, bySource);
+    }
     let compiled = bySource.get(source);
     if (compiled === undefined) {
       compiled = this.compileShape(plan, source);

@@ -31,6 +31,9 @@ const QUERY_TIMEOUT_MS = 3_000;
  */
 const SESSION_SETTINGS = 'SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3; SET tcp_user_timeout = 6000';
 
+/** True when no other process holds the presence lock (taking it for an instant is how to ask). */
+const NOBODY_ELSE = `CASE WHEN pg_try_advisory_lock(${PRESENCE_KEY}) THEN pg_advisory_unlock(${PRESENCE_KEY}) ELSE false END`;
+
 /**
  * The SQL a clock bump carries while this process does not hold the lease:
  * a transaction-level shared lock on the lease key, taken before the bump's
@@ -219,10 +222,7 @@ export class WriterLease {
     const holding = this.#state === 'sole';
     this.#probing = true;
     const sentAt = Date.now();
-    const sql = holding
-      ? 'SELECT true AS alone'
-      : `SELECT CASE WHEN pg_try_advisory_lock(${PRESENCE_KEY}) THEN pg_advisory_unlock(${PRESENCE_KEY}) ELSE false END AS alone`;
-    client.query<{ alone: boolean }>(sql).then(
+    client.query<{ alone: boolean }>(holding ? 'SELECT 1' : `SELECT ${NOBODY_ELSE} AS alone`).then(
       ({ rows }) => {
         this.#probing = false;
         if (this.#client !== client) return;
@@ -255,7 +255,7 @@ export class WriterLease {
     if (this.#stateNow() !== 'taking') return;
     const sentAt = Date.now();
     const { rows } = await client.query<{ sole: boolean }>(
-      `SELECT CASE WHEN pg_try_advisory_lock(${PRESENCE_KEY}) THEN pg_advisory_unlock(${PRESENCE_KEY}) AND pg_try_advisory_lock(${LEASE_KEY}) ELSE false END AS sole`,
+      `SELECT CASE WHEN ${NOBODY_ELSE} THEN pg_try_advisory_lock(${LEASE_KEY}) ELSE false END AS sole`,
     );
     // Closed or dropped meanwhile: the connection's end frees whatever it took.
     if (this.#stateNow() !== 'taking' || this.#client !== client) return;
