@@ -57,6 +57,12 @@ const CASES: Record<string, (model: Model) => ReadPlan> = {
       parent: { type: 'User', field: 'posts', id: '1' },
       totalCount: true,
     }),
+  // W3 of the benchmark: a sub-collection's page, newest first.
+  'user-posts-newest': (model) =>
+    planReadList(model, 'Post', { first: 10, orderBy: [{ field: 'createdAt', direction: 'desc' }] }, [{ key: 'id', field: 'id' }, { key: 'title', field: 'title' }, { key: 'createdAt', field: 'createdAt' }], {
+      ...options,
+      parent: { type: 'User', field: 'posts', id: '1' },
+    }),
   'many-to-many-backwards': (model) =>
     planReadList(model, 'User', { last: 3, orderBy: [{ field: 'createdAt', direction: 'desc' }] }, [{ key: 'id', field: 'id' }, { key: 'cursor', cursor: true }], {
       ...options,

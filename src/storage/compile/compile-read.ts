@@ -50,7 +50,7 @@ export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPla
   const meta = { parent: root.parent !== undefined, total: root.totalCount };
   const keyCount = root.node.order.length;
   const reversed = root.node.page.fromEnd;
-  if (root.parent !== undefined && !root.totalCount) {
+  if (root.parent !== undefined && !root.totalCount && hooks.joinsPageToParent) {
     // A sub-collection: the page LEFT JOINed to its parent row, which says whether the parent exists.
     const parentType = ctx.type(root.parent.type);
     const parent = ctx.alias();
