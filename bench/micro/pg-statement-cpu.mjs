@@ -3,8 +3,9 @@
 //   npm run bench -- --keep-db --workloads W1 --peers diglot-pg --quick   # leaves the data set in diglot_bench
 //   node_modules/.bin/node bench/micro/pg-statement-cpu.mjs a.sql b.sql [--db postgres://…/diglot_bench] [--n 3000]
 //
-// Each file holds one statement. Its parameters: a first line `-- [5, 50]` gives them as JSON; otherwise
-// `$1` is a user id, cycling over the bench's 100 ids, and `$2` (if used) the page size 10. Every statement
+// Each file holds one statement. Its parameters: a first line `-- ["<id>", 5, 50]` gives them as JSON, where
+// "<id>" stands for a user id cycling over the bench's 100 ids; without it, `$1` is such an id and `$2`
+// (if used) the page size 10. Every statement
 // runs as a named prepared statement (as Diglot's and the hand-written servers' are) on one connection,
 // one at a time, `--n` times a round, the files taking turns for `--rounds` rounds. Reported per file and
 // round: the backend's CPU time (/proc/<pid>/stat, user + system, of the backend serving this connection:
@@ -31,7 +32,8 @@ const statements = files.map((file) => {
   const text = readFileSync(file, 'utf8').trim().replace(/;$/, '');
   const fixed = text.startsWith('-- [') ? JSON.parse(text.slice(3, text.indexOf('\n'))) : undefined;
   const sql = fixed === undefined ? text : text.slice(text.indexOf('\n') + 1);
-  const params = (i) => fixed ?? (sql.includes('$2') ? [ids[i % 100], 10] : sql.includes('$1') ? [ids[i % 100]] : []);
+  const params = (i) =>
+    fixed?.map((value) => (value === '<id>' ? ids[i % 100] : value)) ?? (sql.includes('$2') ? [ids[i % 100], 10] : sql.includes('$1') ? [ids[i % 100]] : []);
   return { file, sql, params, rounds: [] };
 });
 
