@@ -7,9 +7,8 @@ import type { JsonMember, SqlCompilerHooks } from '../dialect.js';
  * JSON is spliced together as text, as on SQLite: each member's value is
  * written by `to_json` (the escaping and number format `row_to_json` uses),
  * nested objects and arrays are the text their subqueries built, and arrays
- * are the objects' text joined by `string_agg`. Nothing is ever of type
- * `json` on the way, so nothing is parsed again, and no record costs a
- * subquery of its own. `json_build_object` and `json_agg` would pad with
+ * are the objects' text joined by `string_agg`. No JSON text is parsed
+ * again, and no record costs a subquery of its own. `json_build_object` and `json_agg` would pad with
  * spaces (`{"a" : 1}`, `[1, 2]`), and `row_to_json` over a one-row subquery
  * per record (the earlier spelling) cost a subplan a record: measured on the
  * benchmark's data, splicing took the W5 statement (50 users with 5 posts
