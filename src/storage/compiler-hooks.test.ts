@@ -74,16 +74,14 @@ describeEachDialect('compiler hooks', (ctx) => {
       ['kind', `'thing'`],
       [
         'parts',
-        h.embedArray(
-          `(SELECT ${h.jsonArrayAgg(h.embedJson('d.j'), 'd.r DESC')} FROM ` +
-            `(SELECT ${h.jsonObject([['id', 'p.id'], ['rank', 'p.rank']])} AS j, p.rank AS r FROM parts p WHERE p.thing_id = ${alias}.id) d)`,
-        ),
+        `(SELECT ${h.jsonArrayAgg('d.j', 'd.r DESC')} FROM ` +
+          `(SELECT ${h.jsonObject([['id', 'p.id'], ['rank', 'p.rank']])} AS j, p.rank AS r FROM parts p WHERE p.thing_id = ${alias}.id) d)`,
         'embedded',
       ],
     ]);
 
   it('builds the same JSON object text for the same row', async () => {
-    const rows = await db.all<{ j: string }>(`SELECT ${h.jsonText(thingJson('t'))} AS j FROM things t ORDER BY t.id`);
+    const rows = await db.all<{ j: string }>(`SELECT ${thingJson('t')} AS j FROM things t ORDER BY t.id`);
     expect(rows.map((row) => row.j)).toEqual([
       `{"id":"a","name":${JSON.stringify(TRICKY)},"count":42,"ratio":10,"flag":true,"at":"2024-02-29T12:34:56.789Z",` +
         `"data":{"z":1,"a":[true,null,"x"],"m":{"k":2.5}},"tags":["x","y"],"kind":"thing",` +
@@ -95,14 +93,14 @@ describeEachDialect('compiler hooks', (ctx) => {
   });
 
   it('the text is what JSON.stringify writes for the parsed value', async () => {
-    const rows = await db.all<{ j: string }>(`SELECT ${h.jsonText(thingJson('t'))} AS j FROM things t ORDER BY t.id`);
+    const rows = await db.all<{ j: string }>(`SELECT ${thingJson('t')} AS j FROM things t ORDER BY t.id`);
     for (const row of rows) expect(JSON.stringify(JSON.parse(row.j))).toBe(row.j);
   });
 
   it('aggregates whole objects into an ordered array, [] when there are none, embedded in an object', async () => {
-    const inObject = (aggregate: string): string => h.jsonText(h.jsonObject([['a', h.embedArray(aggregate), 'embedded']]));
+    const inObject = (aggregate: string): string => h.jsonObject([['a', aggregate, 'embedded']]);
     const [row] = await db.all<{ j: string }>(
-      `SELECT ${inObject(`(SELECT ${h.jsonArrayAgg(h.embedJson('d.j'), 'd.k ASC')} FROM (SELECT ${h.jsonObject([['id', 't.id']])} AS j, t.id AS k FROM things t) d)`)} AS j`,
+      `SELECT ${inObject(`(SELECT ${h.jsonArrayAgg('d.j', 'd.k ASC')} FROM (SELECT ${h.jsonObject([['id', 't.id']])} AS j, t.id AS k FROM things t) d)`)} AS j`,
     );
     expect(row?.j).toBe('{"a":[{"id":"a"},{"id":"b"},{"id":"c"}]}');
     const [none] = await db.all<{ j: string }>(
@@ -114,15 +112,15 @@ describeEachDialect('compiler hooks', (ctx) => {
   it('embeds a to-one subquery object as an object, and a missing one as null', async () => {
     const object = h.jsonObject([
       ['id', 'p.id'],
-      ['thing', h.embedJson(`(SELECT ${h.jsonObject([['id', 't.id'], ['flag', h.jsonBoolean('t.flag')]])} FROM things t WHERE t.id = p.thing_id)`), 'embedded'],
-      ['missing', h.embedJson(`(SELECT ${h.jsonObject([['id', 't.id']])} FROM things t WHERE t.id = 'nope')`), 'embedded'],
+      ['thing', `coalesce((SELECT ${h.jsonObject([['id', 't.id'], ['flag', h.jsonBoolean('t.flag')]])} FROM things t WHERE t.id = p.thing_id), 'null')`, 'embedded'],
+      ['missing', `coalesce((SELECT ${h.jsonObject([['id', 't.id']])} FROM things t WHERE t.id = 'nope'), 'null')`, 'embedded'],
     ]);
-    const rows = await db.all<{ j: string }>(`SELECT ${h.jsonText(object)} AS j FROM parts p ORDER BY p.id`);
+    const rows = await db.all<{ j: string }>(`SELECT ${object} AS j FROM parts p ORDER BY p.id`);
     expect(rows[0]?.j).toBe('{"id":"p1","thing":{"id":"a","flag":true},"missing":null}');
   });
 
   it('splices nested JSON in any position, beside values that end in a brace, in objects of any width', async () => {
-    const parts = h.embedArray(`(SELECT ${h.jsonArrayAgg(h.jsonObject([['id', 'p.id']]), 'p.id ASC')} FROM parts p WHERE p.thing_id = t.id)`);
+    const parts = `(SELECT ${h.jsonArrayAgg(h.jsonObject([['id', 'p.id']]), 'p.id ASC')} FROM parts p WHERE p.thing_id = t.id)`;
     const object = h.jsonObject([
       ['first', parts, 'embedded'],
       ['data', h.jsonValue('t.data'), 'json'],
@@ -132,7 +130,7 @@ describeEachDialect('compiler hooks', (ctx) => {
       ['data2', h.jsonValue('t.data'), 'json'],
       ['last', parts, 'embedded'],
     ]);
-    const rows = await db.all<{ j: string }>(`SELECT ${h.jsonText(object)} AS j FROM things t ORDER BY t.id`);
+    const rows = await db.all<{ j: string }>(`SELECT ${object} AS j FROM things t ORDER BY t.id`);
     const data = [{ z: 1, a: [true, null, 'x'], m: { k: 2.5 } }, null, []];
     const tags = [['x', 'y'], null, []];
     const partsOf = [[{ id: 'p1' }, { id: 'p2' }, { id: 'p3' }], [], []];
@@ -147,7 +145,7 @@ describeEachDialect('compiler hooks', (ctx) => {
     const wide: JsonMember[] = Array.from({ length: 600 }, (_, i) => [`f${i}`, String(i)]);
     wide[300] = ['f300', parts, 'embedded'];
     wide[498] = ['f498', h.jsonValue('t.data'), 'json'];
-    const [first] = await db.all<{ j: string }>(`SELECT ${h.jsonText(h.jsonObject(wide))} AS j FROM things t WHERE t.id = 'a'`);
+    const [first] = await db.all<{ j: string }>(`SELECT ${h.jsonObject(wide)} AS j FROM things t WHERE t.id = 'a'`);
     const expected: Record<string, unknown> = Object.fromEntries(wide.map(([key, value]) => [key, Number(value)]));
     expected.f300 = partsOf[0];
     expected.f498 = data[0];
@@ -158,7 +156,7 @@ describeEachDialect('compiler hooks', (ctx) => {
     const longKey = `k${'x'.repeat(80)}`;
     const wide: [string, string][] = Array.from({ length: 600 }, (_, i) => [`f${i}`, String(i)]);
     const [row] = await db.all<{ a: string; b: string }>(
-      `SELECT ${h.jsonText(h.jsonObject([[longKey, `'v'`], ['short', '1']]))} AS a, ${h.jsonText(h.jsonObject(wide))} AS b`,
+      `SELECT ${h.jsonObject([[longKey, `'v'`], ['short', '1']])} AS a, ${h.jsonObject(wide)} AS b`,
     );
     expect(row?.a).toBe(`{"${longKey}":"v","short":1}`);
     expect(row?.b).toBe(JSON.stringify(Object.fromEntries(wide.map(([key, value]) => [key, Number(value)]))));

@@ -64,8 +64,11 @@ export interface Database extends SqlRunner {
  * what the value is. By default a plain SQL value (text, number, null, or a
  * `jsonBoolean` / `jsonFloat` / `jsonTimestamp`); `json` for a JSON column's
  * value (`jsonValue`: it may be an object or an array); `embedded` for JSON
- * built by a nested subquery (`embedArray` / `embedJson`), which the object
- * takes as it is.
+ * text built by a nested subquery, which the object takes as it is.
+ *
+ * Every dialect builds JSON as text, spliced together and never parsed
+ * again, so a nested object or array is just its subquery, and the root's
+ * JSON is the text the driver returns.
  */
 export type JsonMember = readonly [key: string, value: string, kind?: 'json' | 'embedded'];
 
@@ -81,20 +84,13 @@ export interface SqlCompilerHooks {
   jsonObject(members: readonly JsonMember[]): string;
   /**
    * Aggregate JSON objects (built by `jsonObject`) into an array in the
-   * given order; `[]` for no rows. The result is embedded with `embedArray`,
-   * and may be in the dialect's own form until then (SQLite: text).
+   * given order, as text; `[]` for no rows.
    */
   jsonArrayAgg(objectExpr: string, orderBy: string): string;
-  /** Embed an array built by `jsonArrayAgg` in a subquery, so it stays JSON in an outer object. */
-  embedArray(expr: string): string;
-  /** Embed a JSON object produced by a subquery (NULL when it found no row) so it stays JSON in an outer object or array. */
-  embedJson(expr: string): string;
   /** A boolean column rendered as JSON true/false/null. */
   jsonBoolean(expr: string): string;
   /** A timestamp column rendered as ISO-8601 UTC text with milliseconds. */
   jsonTimestamp(expr: string): string;
-  /** A JSON value as the text the driver returns unparsed (PostgreSQL would otherwise parse json). */
-  jsonText(expr: string): string;
   /** A float rendered as the same JSON number text on every dialect (`10`, not `10.0`). */
   jsonFloat(expr: string): string;
   /** A JSON column rendered as a JSON value. */

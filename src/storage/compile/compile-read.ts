@@ -42,7 +42,7 @@ export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPla
     const alias = ctx.alias();
     const object = compileObject(ctx, root.node, alias);
     const from = rootFrom === undefined ? `${ctx.table(type)} ${alias} WHERE ${ctx.ref(alias, 'id')} = ${ctx.param(root.id)}` : `${hooks.quoteIdent(rootFrom)} ${alias}`;
-    return finish(ctx, `SELECT ${hooks.jsonText(object)} AS j FROM ${from}`, root.kind, 0, { parent: false, total: false }, false);
+    return finish(ctx, `SELECT ${object} AS j FROM ${from}`, root.kind, 0, { parent: false, total: false }, false);
   }
   if (rootFrom !== undefined) throw new Error('only a root `one` can be read from a WITH clause');
 
@@ -56,7 +56,7 @@ export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPla
     const parent = ctx.alias();
     const source = relationRows(ctx, parentType, root.parent.field, ctx.ref(parent, 'id'));
     const within = { from: `${ctx.table(parentType)} ${parent}`, alias: parent, id: root.parent.id };
-    const rows = compilePageRows(ctx, source, root.node, { extraRow: true, asText: true, within });
+    const rows = compilePageRows(ctx, source, root.node, { extraRow: true, within });
     return finish(ctx, rows, 'list', keyCount, meta, reversed);
   }
   const facts: string[] = [];
@@ -70,19 +70,19 @@ export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPla
     facts.push(`${compileCount(counted.from, counted.link, filter)} AS total`);
   }
   if (facts.length === 0) {
-    const rows = compilePageRows(ctx, listSource(ctx, type, root), root.node, { extraRow: true, asText: true });
+    const rows = compilePageRows(ctx, listSource(ctx, type, root), root.node, { extraRow: true });
     return finish(ctx, rows, 'list', keyCount, meta, reversed);
   }
 
   // Placeholders are positional on SQLite, so SQL text is produced strictly
   // left to right: the facts first, then the page.
   // One row of facts LEFT JOINed to the page, so the facts arrive even when the page is empty.
-  const rows = compilePageRows(ctx, listSource(ctx, type, root), root.node, { extraRow: true, asText: false });
+  const rows = compilePageRows(ctx, listSource(ctx, type, root), root.node, { extraRow: true });
   const derived = ctx.alias();
   // After the LEFT JOIN every key may be NULL (the empty page's one row).
   const keys = Array.from({ length: keyCount }, (_, i) => ({ expr: `${derived}.${orderKeyColumn(i)}`, nullable: true }));
   const sql =
-    `SELECT ${hooks.jsonText(`${derived}.j`)} AS j, ${keys.map((key) => key.expr).join(', ')}, m.* ` +
+    `SELECT ${derived}.j AS j, ${keys.map((key) => key.expr).join(', ')}, m.* ` +
     `FROM (SELECT ${facts.join(', ')}) m LEFT JOIN (${rows}) ${derived} ON 1=1 ` +
     `ORDER BY ${compileOrderBy(keys, root.node.order, reversed)}`;
   return finish(ctx, sql, 'list', keyCount, meta, reversed);

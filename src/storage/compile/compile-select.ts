@@ -59,9 +59,8 @@ function compileSelection(ctx: SqlContext, type: ResourceType, alias: string, se
       const target = ctx.type(field.target);
       const inner = ctx.alias();
       const object = compileObject(ctx, selection.node, inner);
-      return ctx.sql.embedJson(
-        `(SELECT ${object} FROM ${ctx.table(target)} ${inner} WHERE ${ctx.ref(inner, 'id')} = ${ctx.ref(alias, field.column)})`,
-      );
+      // No row (a dangling or null reference) is JSON null.
+      return `coalesce((SELECT ${object} FROM ${ctx.table(target)} ${inner} WHERE ${ctx.ref(inner, 'id')} = ${ctx.ref(alias, field.column)}), 'null')`;
     }
     case 'toMany':
       return compileNestedList(ctx, type, alias, selection.field, selection.node);
@@ -140,7 +139,6 @@ export function compilePageRows(
   node: ListNode,
   options: {
     readonly extraRow: boolean;
-    readonly asText: boolean;
     readonly within?: { readonly from: string; readonly alias: string; readonly id: Param };
   },
 ): string {
@@ -154,7 +152,7 @@ export function compilePageRows(
   // Params are positional on SQLite: registered in the order the text uses them.
   const parentId = within === undefined ? undefined : `${ctx.ref(within.alias, 'id')} = ${ctx.param(within.id)}`;
   const limit = options.extraRow ? `${ctx.param(page.limit)} + 1` : ctx.param(page.limit);
-  const json = `${options.asText ? ctx.sql.jsonText(object) : object} AS j, ${keys}`;
+  const json = `${object} AS j, ${keys}`;
   if (within !== undefined && parentId !== undefined) {
     // A join in parentheses keeps the link table inside the LEFT JOIN; a lone table may not have them (PostgreSQL).
     const rows = source.linkedId === undefined ? source.from : `(${source.from})`;
@@ -204,7 +202,7 @@ function compileNestedList(ctx: SqlContext, type: ResourceType, alias: string, f
   const select = selected.length === 0 ? '1 AS found' : selected.join(', ');
   const rows = selectPage(select, source, where, compileOrderBy(columns, node.order, fromEnd), ctx.param(node.page.limit));
   const order = fromEnd ? compileOrderBy(derivedOrderColumns(derived, columns), node.order, false) : '';
-  return ctx.sql.embedArray(`(SELECT ${ctx.sql.jsonArrayAgg(object, order)} FROM (${rows}) ${derived})`);
+  return `(SELECT ${ctx.sql.jsonArrayAgg(object, order)} FROM (${rows}) ${derived})`;
 }
 
 /** Used by the total count of a root list: the same rows without paging. */

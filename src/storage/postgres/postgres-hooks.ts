@@ -8,11 +8,11 @@ import type { JsonMember, SqlCompilerHooks } from '../dialect.js';
  * written by `to_json` (the escaping and number format `row_to_json` uses),
  * nested objects and arrays are the text their subqueries built, and arrays
  * are the objects' text joined by `string_agg`. No JSON text is parsed
- * again, and no record costs a subquery of its own. `json_build_object` and `json_agg` would pad with
- * spaces (`{"a" : 1}`, `[1, 2]`), and `row_to_json` over a one-row subquery
- * per record (the earlier spelling) cost a subplan a record: measured on the
- * benchmark's data, splicing took the W5 statement (50 users with 5 posts
- * each) from about 540 to 475 µs of PostgreSQL's CPU.
+ * again, and no record costs a subquery of its own. `json_build_object` and
+ * `json_agg` would pad with spaces (`{"a" : 1}`, `[1, 2]`), and `row_to_json`
+ * over a one-row subquery per record (the earlier spelling) cost a subplan a
+ * record: measured on the benchmark's data, splicing took the W5 statement
+ * (50 users with 5 posts each) from about 540 to 475 µs of PostgreSQL's CPU.
  */
 
 const quoteIdent = (name: string): string => `"${name.replaceAll('"', '""')}"`;
@@ -67,7 +67,7 @@ function jsonObject(members: readonly JsonMember[]): string {
 /** A function takes at most 100 arguments (FUNC_MAX_ARGS). */
 const MAX_ARGS = 100;
 
-/** `concat` of any number of text operands; it writes a NULL as nothing, but every member is coalesced to 'null' already. */
+/** `concat` of any number of operands (text or json); it writes a NULL as nothing, but every member is coalesced to 'null' already. */
 function concatAll(operands: readonly string[]): string {
   if (operands.length <= MAX_ARGS) return `concat(${operands.join(', ')})`;
   const chunks: string[] = [];
@@ -81,13 +81,9 @@ export const postgresHooks = Object.freeze({
   jsonObject,
   jsonArrayAgg: (objectExpr: string, orderBy: string): string =>
     `('[' || coalesce(string_agg(${typed(objectExpr)}, ','${orderBy === '' ? '' : ` ORDER BY ${orderBy}`}), '') || ']')`,
-  embedArray: (expr: string): string => expr,
-  embedJson: (expr: string): string => `coalesce(${expr}, 'null')`,
   // to_json writes a boolean as true/false already.
   jsonBoolean: (expr: string): string => `(${expr})`,
   jsonTimestamp: (expr: string): string => `to_char((${expr}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
-  // Built as text already.
-  jsonText: (expr: string): string => expr,
   jsonValue: (expr: string): string => `(${expr})::json`,
   // PostgreSQL writes doubles in the shortest form that reads back exactly, as JavaScript does.
   jsonFloat: (expr: string): string => `(${expr})`,

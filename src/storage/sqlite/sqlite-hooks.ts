@@ -103,12 +103,9 @@ export const sqliteHooks = Object.freeze({
   // the parent object by jsonObject. Yields '[]' for no rows.
   jsonArrayAgg: (objectExpr: string, orderBy: string): string =>
     `('[' || coalesce(group_concat(${objectExpr}, ','${orderBy === '' ? '' : ` ORDER BY ${orderBy}`}), '') || ']')`,
-  embedArray: (expr: string): string => expr,
-  embedJson: (expr: string): string => `coalesce(${expr}, 'null')`,
   jsonBoolean: (expr: string): string => `CASE ${expr} WHEN 1 THEN json('true') WHEN 0 THEN json('false') END`,
   // Stored as ISO-8601 text with milliseconds and Z already.
   jsonTimestamp: (expr: string): string => expr,
-  jsonText: (expr: string): string => expr,
   jsonValue: (expr: string): string => `json(${expr})`,
   /**
    * A REAL rendered as PostgreSQL renders a double: SQLite writes `10.0` and
