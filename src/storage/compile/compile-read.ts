@@ -56,7 +56,7 @@ export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPla
     const parent = ctx.alias();
     const source = relationRows(ctx, parentType, root.parent.field, ctx.ref(parent, 'id'));
     const within = { from: `${ctx.table(parentType)} ${parent}`, alias: parent, id: root.parent.id };
-    const rows = compilePageRows(ctx, source, root.node, { extraRow: true, within });
+    const rows = compilePageRows(ctx, source, root.node, within);
     return finish(ctx, rows, 'list', keyCount, meta, reversed);
   }
   const facts: string[] = [];
@@ -70,14 +70,14 @@ export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPla
     facts.push(`${compileCount(counted.from, counted.link, filter)} AS total`);
   }
   if (facts.length === 0) {
-    const rows = compilePageRows(ctx, listSource(ctx, type, root), root.node, { extraRow: true });
+    const rows = compilePageRows(ctx, listSource(ctx, type, root), root.node);
     return finish(ctx, rows, 'list', keyCount, meta, reversed);
   }
 
   // Placeholders are positional on SQLite, so SQL text is produced strictly
   // left to right: the facts first, then the page.
   // One row of facts LEFT JOINed to the page, so the facts arrive even when the page is empty.
-  const rows = compilePageRows(ctx, listSource(ctx, type, root), root.node, { extraRow: true });
+  const rows = compilePageRows(ctx, listSource(ctx, type, root), root.node);
   const derived = ctx.alias();
   // After the LEFT JOIN every key may be NULL (the empty page's one row).
   const keys = Array.from({ length: keyCount }, (_, i) => ({ expr: `${derived}.${orderKeyColumn(i)}`, nullable: true }));

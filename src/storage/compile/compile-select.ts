@@ -125,8 +125,9 @@ function relationSource(ctx: SqlContext, type: ResourceType, alias: string, fiel
 }
 
 /**
- * `SELECT j, o0, o1 … FROM … WHERE … ORDER BY … LIMIT n`: the page of rows,
- * each with its JSON and its order-key values (for the page's cursors).
+ * `SELECT j, o0, o1 … FROM … WHERE … ORDER BY … LIMIT n + 1`: the page of
+ * rows, each with its JSON and its order-key values (for the page's
+ * cursors), and one row more when there is a next page.
  *
  * `within` reads the page of one parent record's relation as
  * `FROM parent LEFT JOIN rows ON … WHERE parent.id = ?`: no row at all means
@@ -137,21 +138,17 @@ export function compilePageRows(
   ctx: SqlContext,
   source: RelationSource,
   node: ListNode,
-  options: {
-    readonly extraRow: boolean;
-    readonly within?: { readonly from: string; readonly alias: string; readonly id: Param };
-  },
+  within?: { readonly from: string; readonly alias: string; readonly id: Param },
 ): string {
   const columns = orderColumns(ctx, source, node.order);
   const built = compileObject(ctx, node, source.alias, node.order);
-  const { within } = options;
   const object = within === undefined ? built : `CASE WHEN ${ctx.ref(source.alias, 'id')} IS NULL THEN NULL ELSE ${built} END`;
   const where = pageConditions(ctx, source, node, columns);
   const { page } = node;
   const keys = columns.map((column, i) => `${column.expr} AS ${orderKeyColumn(i)}`).join(', ');
   // Params are positional on SQLite: registered in the order the text uses them.
   const parentId = within === undefined ? undefined : `${ctx.ref(within.alias, 'id')} = ${ctx.param(within.id)}`;
-  const limit = options.extraRow ? `${ctx.param(page.limit)} + 1` : ctx.param(page.limit);
+  const limit = `${ctx.param(page.limit)} + 1`;
   const json = `${object} AS j, ${keys}`;
   if (within !== undefined && parentId !== undefined) {
     // A join in parentheses keeps the link table inside the LEFT JOIN; a lone table may not have them (PostgreSQL).
