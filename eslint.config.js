@@ -47,7 +47,7 @@ const JS_FILES = ['**/*.js', '**/*.mjs', '**/*.cjs'];
 
 export default defineConfig(
   {
-    ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/results/', '.diglot/'],
+    ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/results/', '.diglot/', '.ab-*/'],
   },
   {
     linterOptions: { reportUnusedDisableDirectives: 'error' },

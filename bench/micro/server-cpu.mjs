@@ -12,7 +12,8 @@
 // barely moves with the load generator's share of a 2-core machine. Linux only.
 //
 // Workloads (the bench's, `lib/workloads.mjs`): W1 GET /users/<id>, W3 the newest 10 posts of a user,
-// W4 the nested GraphQL query (POST), W7 W1 revalidated (304), W8 W4 as a persisted GET, revalidated (304).
+// W4 the nested GraphQL query (POST), W5 50 users with 5 posts each (POST), W7 W1 revalidated (304), W8 W4 as a
+// persisted GET, revalidated (304), W9 a user with 10 posts and 10 followers (`?include=`).
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -33,6 +34,7 @@ const { values: options } = parseArgs({
   },
 });
 const W4 = 'query ($id: ID!) { user(id: $id) { name posts(first: 10) { title } followers(first: 10) { name } } }';
+const W5 = '{ users(first: 50) { name posts(first: 5) { title } } }';
 // The bench's 100 ids, spread over the 10,000 users.
 const ids = Array.from({ length: 100 }, (_, i) => String(1 + i * 97));
 const scratch = mkdtempSync(join(tmpdir(), 'diglot-server-cpu-'));
@@ -81,6 +83,12 @@ async function requestsFor(origin) {
       case 'W4':
         requests.push({ method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: W4, variables: { id } }) });
         break;
+      case 'W5':
+        requests.push({ method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: W5 }) });
+        break;
+      case 'W9':
+        requests.push({ method: 'GET', path: `/users/${id}?include=posts,followers&posts.limit=10&followers.limit=10` });
+        break;
       case 'W7': {
         const response = await globalThis.fetch(`${origin}/users/${id}`);
         await response.text();
@@ -94,7 +102,7 @@ async function requestsFor(origin) {
         break;
       }
       default:
-        throw new Error(`unknown workload ${options.workload} (W1, W3, W4, W7, W8)`);
+        throw new Error(`unknown workload ${options.workload} (W1, W3, W4, W5, W7, W8, W9)`);
     }
   }
   return requests;

@@ -12,8 +12,6 @@ export class SqlContext {
   /** Tables the statement reads: the cache facts behind ETags. */
   readonly tables = new Set<string>();
   private aliasCount = 0;
-  /** Aliases whose referenced columns are being recorded (see `recordColumns`). */
-  private readonly recorded = new Map<string, Set<string>>();
 
   constructor(
     readonly model: Model,
@@ -43,22 +41,7 @@ export class SqlContext {
 
   /** `alias.column`, quoted. */
   ref(alias: string, column: string): string {
-    this.recorded.get(alias)?.add(column);
     return `${alias}.${this.sql.quoteIdent(column)}`;
-  }
-
-  /**
-   * Runs `compile` and returns what it wrote with the columns it referenced
-   * on `alias`, in first-use order: a derived table then selects just those.
-   */
-  recordColumns(alias: string, compile: () => string): { readonly text: string; readonly columns: readonly string[] } {
-    const columns = new Set<string>();
-    this.recorded.set(alias, columns);
-    try {
-      return { text: compile(), columns: [...columns] };
-    } finally {
-      this.recorded.delete(alias);
-    }
   }
 
   table(type: ResourceType): string {
