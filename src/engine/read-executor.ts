@@ -67,6 +67,7 @@ export class ReadExecutor {
     const compiled = this.compile(plan);
     const params = compiled.paramOrder.map((index) => plan.params[index] as SqlValue);
     const rows = await runner.all(compiled.sql, params);
+    if (rows.length === 0 && compiled.parentProbe !== undefined) await this.probeParent(plan, compiled.parentProbe, runner);
     if (compiled.root === 'one') {
       const row = rows[0];
       return { kind: 'one', json: row === undefined ? null : (row['j'] as string) };
@@ -74,12 +75,20 @@ export class ReadExecutor {
     return { kind: 'list', ...this.stitchList(plan, compiled, rows) };
   }
 
+  private async probeParent(plan: ReadPlan, probe: NonNullable<CompiledRead['parentProbe']>, runner: SqlRunner): Promise<void> {
+    const found = await runner.all(probe.sql, probe.paramOrder.map((index) => plan.params[index] as SqlValue));
+    if (found.length === 0) throw this.parentMissing(plan);
+  }
+
+  private parentMissing(plan: ReadPlan): ApiError {
+    const parent = plan.root.kind === 'list' ? plan.root.parent : undefined;
+    return new ApiError('NOT_FOUND', { detail: `${parent?.type ?? 'Record'} ${String(plan.params[parent?.id.param ?? 0])} does not exist` });
+  }
+
   private stitchList(plan: ReadPlan, compiled: CompiledRead, rows: Record<string, unknown>[]): ListResult {
     if (plan.root.kind !== 'list') throw new Error('list result for a non-list plan');
     const first = rows[0];
-    if (compiled.meta.parent && Number(first?.['parent_found'] ?? 0) === 0) {
-      throw new ApiError('NOT_FOUND', { detail: `${plan.root.parent?.type ?? 'Record'} ${String(plan.params[plan.root.parent?.id.param ?? 0])} does not exist` });
-    }
+    if (compiled.meta.parent && Number(first?.['parent_found'] ?? 0) === 0) throw this.parentMissing(plan);
     const totalCount = compiled.meta.total ? Number(first?.['total'] ?? 0) : undefined;
     const page = rows.filter((row) => row['j'] !== null && row['j'] !== undefined);
     const limit = Number(plan.params[plan.root.node.page.limit.param]);

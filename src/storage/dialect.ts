@@ -106,7 +106,8 @@ export interface SqlCompilerHooks {
    * Whether a sub-collection's page (`/users/<id>/posts`) is read joined to
    * its parent row (`FROM parent LEFT JOIN rows … WHERE parent.id = ?`),
    * which tells in the same rows whether the parent exists. Otherwise the
-   * page is read on its own and joined to a one-row count of the parent.
+   * page is read on its own, and only an empty page asks (a second
+   * statement) whether the parent exists.
    */
   readonly joinsPageToParent: boolean;
   /** The column type for a model scalar. */

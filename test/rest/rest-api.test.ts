@@ -165,6 +165,18 @@ describeEachDialect('REST API', (ctx) => {
       expect(response.json.data).toHaveLength(12);
     });
 
+    it("a page of a record's relation is one SQL statement; only an empty one asks whether the parent exists", async () => {
+      let before = server.db.statementCount;
+      const page = await call('GET', '/users/1/posts?sort=-createdAt&limit=3&fields=title');
+      expect(page.status).toBe(200);
+      expect(page.json.data).toHaveLength(3);
+      expect(server.db.statementCount - before).toBe(1);
+      before = server.db.statementCount;
+      const missing = await call('GET', '/users/no-such-user/posts');
+      expect(missing.status).toBe(404);
+      expect(server.db.statementCount - before).toBeLessThanOrEqual(2);
+    });
+
     it('an unknown field is a 400 naming it with a suggestion', async () => {
       const response = await call('GET', '/users/42?fields=nmae');
       expect(response.status).toBe(400);

@@ -81,6 +81,12 @@ describeEachDialect('records round-trip', (ctx) => {
     expect(counted.json).toMatchObject({ data: [{ title: TRICKY }], totalCount: 1 });
     const emptyCounted = await http(server.url, 'GET', `/users/${nobody.json.id as string}/posts?count=true`);
     expect(emptyCounted.json).toMatchObject({ data: [], totalCount: 0 });
+    // With the parent gone, the empty page's ETag no longer holds: 404, not 304.
+    const etag = empty.headers.get('etag') ?? '';
+    expect(etag).not.toBe('');
+    expect((await http(server.url, 'GET', `/users/${nobody.json.id as string}/posts`, { headers: { 'if-none-match': etag } })).status).toBe(304);
+    expect((await http(server.url, 'DELETE', `/users/${nobody.json.id as string}`)).status).toBe(204);
+    expect((await http(server.url, 'GET', `/users/${nobody.json.id as string}/posts`, { headers: { 'if-none-match': etag } })).status).toBe(404);
 
     const viaGraphql = await gql(server.url, 'query($id: ID!) { post(id: $id) { title author { name postsCount } } }', { id: post.json.id });
     expect(viaGraphql.json).toEqual({ data: { post: { title: TRICKY, author: { name: 'Author', postsCount: 1 } } } });

@@ -24,6 +24,13 @@ export interface CompiledRead {
   readonly keyColumns: readonly string[];
   /** Root lists: every row carries `parent_found` / `total`; an empty page is one row with a null `j`. */
   readonly meta: { readonly parent: boolean; readonly total: boolean };
+  /**
+   * A sub-collection's page read on its own (`joinsPageToParent: false`):
+   * a row proves its parent exists (a foreign key holds it to the parent),
+   * so only an empty page runs this second statement to tell "no parent"
+   * (404) from "no rows".
+   */
+  readonly parentProbe?: { readonly sql: string; readonly paramOrder: readonly number[] };
   /** Root lists read backwards (`last:`): the engine reverses the rows. */
   readonly reversed: boolean;
 }
@@ -58,6 +65,16 @@ export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPla
     const within = { from: `${ctx.table(parentType)} ${parent}`, alias: parent, id: root.parent.id };
     const rows = compilePageRows(ctx, source, root.node, within);
     return finish(ctx, rows, 'list', keyCount, meta, reversed);
+  }
+  if (root.parent !== undefined && !root.totalCount) {
+    const rows = compilePageRows(ctx, listSource(ctx, type, root), root.node);
+    // The parent's table counts among those the answer reads (its ETag), as the probe may run.
+    const parentTable = ctx.table(ctx.type(root.parent.type));
+    const parentProbe = {
+      sql: `SELECT 1 AS found FROM ${parentTable} WHERE ${hooks.quoteIdent('id')} = ${hooks.placeholder(0)}`,
+      paramOrder: Object.freeze([root.parent.id.param]),
+    };
+    return Object.freeze({ ...finish(ctx, rows, 'list', keyCount, { parent: false, total: false }, reversed), parentProbe });
   }
   const facts: string[] = [];
   if (root.parent !== undefined) {
