@@ -102,14 +102,6 @@ export interface SqlCompilerHooks {
   cursorHex(values: readonly string[]): string;
   /** String concatenation. */
   concat(parts: readonly string[]): string;
-  /**
-   * Whether a sub-collection's page (`/users/<id>/posts`) is read joined to
-   * its parent row (`FROM parent LEFT JOIN rows … WHERE parent.id = ?`),
-   * which tells in the same rows whether the parent exists. Otherwise the
-   * page is read on its own, and only an empty page asks (a second
-   * statement) whether the parent exists.
-   */
-  readonly joinsPageToParent: boolean;
   /** The column type for a model scalar. */
   columnType(scalar: 'ID' | 'String' | 'Int' | 'Float' | 'Boolean' | 'DateTime' | 'JSON'): string;
 }

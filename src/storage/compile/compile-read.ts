@@ -25,10 +25,12 @@ export interface CompiledRead {
   /** Root lists: every row carries `parent_found` / `total`; an empty page is one row with a null `j`. */
   readonly meta: { readonly parent: boolean; readonly total: boolean };
   /**
-   * A sub-collection's page read on its own (`joinsPageToParent: false`):
-   * a row proves its parent exists (a foreign key holds it to the parent),
-   * so only an empty page runs this second statement to tell "no parent"
-   * (404) from "no rows".
+   * A sub-collection's page (`/users/42/posts`) is read on its own: a row
+   * proves its parent exists (a foreign key holds it there), so only an
+   * empty page runs this second statement, to tell "no parent" (404) from
+   * "no rows". Joining the page to its parent row or to a count of it cost
+   * more on both databases, and PostgreSQL's generic plan then sorted all
+   * of the parent's rows instead of walking the index (docs/architecture.md).
    */
   readonly parentProbe?: { readonly sql: string; readonly paramOrder: readonly number[] };
   /** Root lists read backwards (`last:`): the engine reverses the rows. */
@@ -54,42 +56,23 @@ export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPla
   if (rootFrom !== undefined) throw new Error('only a root `one` can be read from a WITH clause');
 
   const type = ctx.type(root.node.type);
-  const meta = { parent: root.parent !== undefined, total: root.totalCount };
   const keyCount = root.node.order.length;
   const reversed = root.node.page.fromEnd;
-  if (root.parent !== undefined && !root.totalCount && hooks.joinsPageToParent) {
-    // A sub-collection: the page LEFT JOINed to its parent row, which says whether the parent exists.
-    const parentType = ctx.type(root.parent.type);
-    const parent = ctx.alias();
-    const source = relationRows(ctx, parentType, root.parent.field, ctx.ref(parent, 'id'));
-    const within = { from: `${ctx.table(parentType)} ${parent}`, alias: parent, id: root.parent.id };
-    const rows = compilePageRows(ctx, source, root.node, within);
-    return finish(ctx, rows, 'list', keyCount, meta, reversed);
-  }
-  if (root.parent !== undefined && !root.totalCount) {
+  if (!root.totalCount) {
+    // The page alone: a sub-collection's walks the relation's index and stops at the limit.
     const rows = compilePageRows(ctx, listSource(ctx, type, root), root.node);
-    // The parent's table counts among those the answer reads (its ETag), as the probe may run.
-    const parentTable = ctx.table(ctx.type(root.parent.type));
-    const parentProbe = {
-      sql: `SELECT 1 AS found FROM ${parentTable} WHERE ${hooks.quoteIdent('id')} = ${hooks.placeholder(0)}`,
-      paramOrder: Object.freeze([root.parent.id.param]),
-    };
-    return Object.freeze({ ...finish(ctx, rows, 'list', keyCount, { parent: false, total: false }, reversed), parentProbe });
+    const probe = root.parent === undefined ? undefined : parentProbe(ctx, root.parent);
+    const compiled = finish(ctx, rows, 'list', keyCount, { parent: false, total: false }, reversed);
+    return probe === undefined ? compiled : Object.freeze({ ...compiled, parentProbe: probe });
   }
   const facts: string[] = [];
   if (root.parent !== undefined) {
     const parentType = ctx.type(root.parent.type);
     facts.push(`(SELECT count(*) FROM ${ctx.table(parentType)} WHERE ${hooks.quoteIdent('id')} = ${ctx.param(root.parent.id)}) AS parent_found`);
   }
-  if (root.totalCount) {
-    const counted = listSource(ctx, type, root);
-    const filter = root.node.filter === undefined ? undefined : compileFilter(ctx, counted.target, counted.alias, root.node.filter);
-    facts.push(`${compileCount(counted.from, counted.link, filter)} AS total`);
-  }
-  if (facts.length === 0) {
-    const rows = compilePageRows(ctx, listSource(ctx, type, root), root.node);
-    return finish(ctx, rows, 'list', keyCount, meta, reversed);
-  }
+  const counted = listSource(ctx, type, root);
+  const filter = root.node.filter === undefined ? undefined : compileFilter(ctx, counted.target, counted.alias, root.node.filter);
+  facts.push(`${compileCount(counted.from, counted.link, filter)} AS total`);
 
   // Placeholders are positional on SQLite, so SQL text is produced strictly
   // left to right: the facts first, then the page.
@@ -102,7 +85,14 @@ export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPla
     `SELECT ${derived}.j AS j, ${keys.map((key) => key.expr).join(', ')}, m.* ` +
     `FROM (SELECT ${facts.join(', ')}) m LEFT JOIN (${rows}) ${derived} ON 1=1 ` +
     `ORDER BY ${compileOrderBy(keys, root.node.order, reversed)}`;
-  return finish(ctx, sql, 'list', keyCount, meta, reversed);
+  return finish(ctx, sql, 'list', keyCount, { parent: root.parent !== undefined, total: true }, reversed);
+}
+
+/** `SELECT 1 … WHERE id = ?` on the parent's table, which counts among those the answer reads (its ETag). */
+function parentProbe(ctx: SqlContext, parent: NonNullable<Extract<ReadRoot, { kind: 'list' }>['parent']>): CompiledRead['parentProbe'] {
+  const table = ctx.table(ctx.type(parent.type));
+  const sql = `SELECT 1 AS found FROM ${table} WHERE ${ctx.sql.quoteIdent('id')} = ${ctx.sql.placeholder(0)}`;
+  return { sql, paramOrder: Object.freeze([parent.id.param]) };
 }
 
 function listSource(ctx: SqlContext, type: ResourceType, root: Extract<ReadRoot, { kind: 'list' }>): RelationSource {

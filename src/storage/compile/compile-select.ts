@@ -1,6 +1,6 @@
 import type { ManyToManyRelation, ResourceType, ScalarField, ToManyRelation } from '../../schema/model.js';
 import { orderSignature } from '../../plan/cursor.js';
-import type { ListNode, OrderKey, Param, ReadNode, Selection } from '../../plan/read-plan.js';
+import type { ListNode, OrderKey, ReadNode, Selection } from '../../plan/read-plan.js';
 import type { JsonMember } from '../dialect.js';
 import { columnOf, compileFilter } from './compile-filter.js';
 import { compileKeyset, compileOrderBy, derivedOrderColumns, orderColumns, orderKeyColumn, type OrderColumn } from './compile-order.js';
@@ -128,37 +128,15 @@ function relationSource(ctx: SqlContext, type: ResourceType, alias: string, fiel
  * `SELECT j, o0, o1 … FROM … WHERE … ORDER BY … LIMIT n + 1`: the page of
  * rows, each with its JSON and its order-key values (for the page's
  * cursors), and one row more when there is a next page.
- *
- * `within` reads the page of one parent record's relation as
- * `FROM parent LEFT JOIN rows ON … WHERE parent.id = ?`: no row at all means
- * no parent, one row with a null `j` an empty page, and (unlike a separate
- * facts row joined to the page) nothing is materialized on the way.
  */
-export function compilePageRows(
-  ctx: SqlContext,
-  source: RelationSource,
-  node: ListNode,
-  within?: { readonly from: string; readonly alias: string; readonly id: Param },
-): string {
+export function compilePageRows(ctx: SqlContext, source: RelationSource, node: ListNode): string {
   const columns = orderColumns(ctx, source, node.order);
-  const built = compileObject(ctx, node, source.alias, node.order);
-  const object = within === undefined ? built : `CASE WHEN ${ctx.ref(source.alias, 'id')} IS NULL THEN NULL ELSE ${built} END`;
+  const object = compileObject(ctx, node, source.alias, node.order);
   const where = pageConditions(ctx, source, node, columns);
-  const { page } = node;
   const keys = columns.map((column, i) => `${column.expr} AS ${orderKeyColumn(i)}`).join(', ');
   // Params are positional on SQLite: registered in the order the text uses them.
-  const parentId = within === undefined ? undefined : `${ctx.ref(within.alias, 'id')} = ${ctx.param(within.id)}`;
-  const limit = `${ctx.param(page.limit)} + 1`;
-  const json = `${object} AS j, ${keys}`;
-  if (within !== undefined && parentId !== undefined) {
-    // A join in parentheses keeps the link table inside the LEFT JOIN; a lone table may not have them (PostgreSQL).
-    const rows = source.linkedId === undefined ? source.from : `(${source.from})`;
-    return (
-      `SELECT ${json}, 1 AS parent_found FROM ${within.from} LEFT JOIN ${rows} ON ${where.join(' AND ')} ` +
-      `WHERE ${parentId} ORDER BY ${compileOrderBy(columns, node.order, page.fromEnd)} LIMIT ${limit}`
-    );
-  }
-  return selectPage(json, source, where, compileOrderBy(columns, node.order, page.fromEnd), limit);
+  const limit = `${ctx.param(node.page.limit)} + 1`;
+  return selectPage(`${object} AS j, ${keys}`, source, where, compileOrderBy(columns, node.order, node.page.fromEnd), limit);
 }
 
 function selectPage(select: string, source: RelationSource, where: readonly string[], orderBy: string, limit: string): string {

@@ -95,13 +95,6 @@ export const postgresHooks = Object.freeze({
     `upper(encode(convert_to(array_to_json(ARRAY[${values.map((value) => `to_json(${typed(value)})`).join(', ')}])::text, 'UTF8'), 'hex'))`,
   // Each part as text: `||` on an unknown-typed literal or parameter is ambiguous otherwise.
   concat: (parts: readonly string[]): string => `(${parts.map((part) => `(${part})::text`).join(' || ')})`,
-  /**
-   * PostgreSQL's planner does not carry the page's index order through the
-   * join: it read every row of the relation and sorted them (a user's 1,013
-   * posts to keep 11: 4.7 ms). Read on its own, the page walks the index and
-   * stops at the limit (W3: about 127 → 105 µs of PostgreSQL's CPU a request).
-   */
-  joinsPageToParent: false,
   columnType: (scalar: 'ID' | 'String' | 'Int' | 'Float' | 'Boolean' | 'DateTime' | 'JSON'): string => POSTGRES_TYPES[scalar],
 }) satisfies SqlCompilerHooks;
 

@@ -127,8 +127,6 @@ export const sqliteHooks = Object.freeze({
   // hex() is upper-case already; json_array writes the same compact text as JSON.stringify.
   cursorHex: (values: readonly string[]): string => `hex(json_array(${values.join(', ')}))`,
   concat: (parts: readonly string[]): string => `(${parts.join(' || ')})`,
-  // Nothing is materialized on the way, and SQLite walks the relation's index in the page's order.
-  joinsPageToParent: true,
   columnType: (scalar: 'ID' | 'String' | 'Int' | 'Float' | 'Boolean' | 'DateTime' | 'JSON'): string => SQLITE_TYPES[scalar],
 }) satisfies SqlCompilerHooks;
 

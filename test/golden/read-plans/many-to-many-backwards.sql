@@ -48,7 +48,9 @@
   ]
 }
 -- sqlite
-SELECT CASE WHEN t1."id" IS NULL THEN NULL ELSE json_object('id', t1."id", 'cursor', hex(json_array('-createdAt,-id', t1."created_at", t1."id"))) END AS j, t1."created_at" AS o0, t2."source_id" AS o1, 1 AS parent_found FROM "users" t0 LEFT JOIN ("users" t1 JOIN "users_followers" t2 ON t2."source_id" = t1."id") ON t2."target_id" = t0."id" WHERE t0."id" = ? ORDER BY t1."created_at" ASC, t2."source_id" ASC LIMIT ? + 1
+SELECT json_object('id', t0."id", 'cursor', hex(json_array('-createdAt,-id', t0."created_at", t0."id"))) AS j, t0."created_at" AS o0, t1."source_id" AS o1 FROM "users" t0 JOIN "users_followers" t1 ON t1."source_id" = t0."id" WHERE t1."target_id" = ? ORDER BY t0."created_at" ASC, t1."source_id" ASC LIMIT ? + 1
+-- (an empty page only: does the parent exist?)
+SELECT 1 AS found FROM "users" WHERE "id" = ?
 -- postgres
 SELECT ('{"id":' || coalesce(to_json(t0."id"), 'null') || ',"cursor":' || coalesce(to_json(upper(encode(convert_to(array_to_json(ARRAY[to_json('-createdAt,-id'::text), to_json(to_char((t0."created_at") AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')), to_json(t0."id")])::text, 'UTF8'), 'hex'))), 'null') || '}') AS j, t0."created_at" AS o0, t1."source_id" AS o1 FROM "users" t0 JOIN "users_followers" t1 ON t1."source_id" = t0."id" WHERE t1."target_id" = $1 ORDER BY t0."created_at" ASC, t1."source_id" ASC LIMIT $2 + 1
 -- (an empty page only: does the parent exist?)
