@@ -67,17 +67,11 @@ export class ReadExecutor {
     const compiled = this.compile(plan);
     const params = compiled.paramOrder.map((index) => plan.params[index] as SqlValue);
     const rows = await runner.all(compiled.sql, params);
-    if (rows.length === 0 && compiled.parentProbe !== undefined) await this.probeParent(plan, compiled.parentProbe, runner);
     if (compiled.root === 'one') {
       const row = rows[0];
       return { kind: 'one', json: row === undefined ? null : (row['j'] as string) };
     }
     return { kind: 'list', ...this.stitchList(plan, compiled, rows) };
-  }
-
-  private async probeParent(plan: ReadPlan, probe: NonNullable<CompiledRead['parentProbe']>, runner: SqlRunner): Promise<void> {
-    const found = await runner.all(probe.sql, probe.paramOrder.map((index) => plan.params[index] as SqlValue));
-    if (found.length === 0) throw this.parentMissing(plan);
   }
 
   private parentMissing(plan: ReadPlan): ApiError {
@@ -88,7 +82,11 @@ export class ReadExecutor {
   private stitchList(plan: ReadPlan, compiled: CompiledRead, rows: Record<string, unknown>[]): ListResult {
     if (plan.root.kind !== 'list') throw new Error('list result for a non-list plan');
     const first = rows[0];
-    if (compiled.meta.parent && Number(first?.['parent_found'] ?? 0) === 0) throw this.parentMissing(plan);
+    const parentMissing =
+      compiled.meta.parent === 'foundColumn'
+        ? Number(first?.['parent_found'] ?? 0) === 0
+        : compiled.meta.parent === 'missingRow' && rows.some((row) => row['j'] === null || row['j'] === undefined);
+    if (parentMissing) throw this.parentMissing(plan);
     const totalCount = compiled.meta.total ? Number(first?.['total'] ?? 0) : undefined;
     const page = rows.filter((row) => row['j'] !== null && row['j'] !== undefined);
     const limit = Number(plan.params[plan.root.node.page.limit.param]);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS, planReadList, planReadOne } from '../../src/plan/build-read.js';
 import type { ReadPlan } from '../../src/plan/read-plan.js';
 import type { Model } from '../../src/schema/model.js';
-import { compileRead, type CompiledRead } from '../../src/storage/compile/compile-read.js';
+import { compileRead } from '../../src/storage/compile/compile-read.js';
 import { postgresHooks } from '../../src/storage/postgres/postgres-hooks.js';
 import { sqliteHooks } from '../../src/storage/sqlite/sqlite-hooks.js';
 import { describeEachDialect } from '../support/databases.js';
@@ -76,10 +76,8 @@ function build(model: Model, name: string): ReadPlan {
 }
 
 function render(model: Model, plan: ReadPlan): string {
-  const statements = (compiled: CompiledRead): string =>
-    compiled.parentProbe === undefined ? compiled.sql : `${compiled.sql}\n-- (an empty page only: does the parent exist?)\n${compiled.parentProbe.sql}`;
-  const sqlite = statements(compileRead(model, sqliteHooks, plan));
-  const postgres = statements(compileRead(model, postgresHooks, plan));
+  const sqlite = compileRead(model, sqliteHooks, plan).sql;
+  const postgres = compileRead(model, postgresHooks, plan).sql;
   return `-- plan\n${JSON.stringify(plan, null, 2)}\n-- sqlite\n${sqlite}\n-- postgres\n${postgres}\n`;
 }
 

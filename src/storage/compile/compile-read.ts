@@ -22,17 +22,14 @@ export interface CompiledRead {
   readonly root: ReadRoot['kind'];
   /** Root lists: the order-key columns of each row (`o0`, `o1`, …), in order. */
   readonly keyColumns: readonly string[];
-  /** Root lists: every row carries `parent_found` / `total`; an empty page is one row with a null `j`. */
-  readonly meta: { readonly parent: boolean; readonly total: boolean };
   /**
-   * A sub-collection's page (`/users/42/posts`) is read on its own: a row
-   * proves its parent exists (a foreign key holds it there), so only an
-   * empty page runs this second statement, to tell "no parent" (404) from
-   * "no rows". Joining the page to its parent row or to a count of it cost
-   * more on both databases, and PostgreSQL's generic plan then sorted all
-   * of the parent's rows instead of walking the index (docs/architecture.md).
+   * Root lists: `total` when every row carries the total count (an empty
+   * page is then one row with a null `j`); `parent` how a sub-collection
+   * (`/users/42/posts`) tells that its parent is missing: every row's
+   * `parent_found` is 0 (`foundColumn`), or a row with a null `j` comes,
+   * which the statement adds only then (`missingRow`).
    */
-  readonly parentProbe?: { readonly sql: string; readonly paramOrder: readonly number[] };
+  readonly meta: { readonly parent: 'foundColumn' | 'missingRow' | undefined; readonly total: boolean };
   /** Root lists read backwards (`last:`): the engine reverses the rows. */
   readonly reversed: boolean;
 }
@@ -51,7 +48,7 @@ export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPla
     const alias = ctx.alias();
     const object = compileObject(ctx, root.node, alias);
     const from = rootFrom === undefined ? `${ctx.table(type)} ${alias} WHERE ${ctx.ref(alias, 'id')} = ${ctx.param(root.id)}` : `${hooks.quoteIdent(rootFrom)} ${alias}`;
-    return finish(ctx, `SELECT ${object} AS j FROM ${from}`, root.kind, 0, { parent: false, total: false }, false);
+    return finish(ctx, `SELECT ${object} AS j FROM ${from}`, root.kind, 0, { parent: undefined, total: false }, false);
   }
   if (rootFrom !== undefined) throw new Error('only a root `one` can be read from a WITH clause');
 
@@ -59,11 +56,17 @@ export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPla
   const keyCount = root.node.order.length;
   const reversed = root.node.page.fromEnd;
   if (!root.totalCount) {
-    // The page alone: a sub-collection's walks the relation's index and stops at the limit.
     const rows = compilePageRows(ctx, listSource(ctx, type, root), root.node);
-    const probe = root.parent === undefined ? undefined : parentProbe(ctx, root.parent);
-    const compiled = finish(ctx, rows, 'list', keyCount, { parent: false, total: false }, reversed);
-    return probe === undefined ? compiled : Object.freeze({ ...compiled, parentProbe: probe });
+    if (root.parent === undefined) return finish(ctx, rows, 'list', keyCount, { parent: undefined, total: false }, reversed);
+    // A sub-collection: its page alone, which walks the relation's index and
+    // stops at the limit. A row proves the parent exists (a foreign key holds
+    // it there); a row of NULLs follows only when it does not.
+    const parentType = ctx.type(root.parent.type);
+    const nulls = Array.from({ length: keyCount + 1 }, () => 'NULL').join(', ');
+    const sql =
+      `SELECT * FROM (${rows}) p UNION ALL SELECT ${nulls} ` +
+      `WHERE NOT EXISTS (SELECT 1 FROM ${ctx.table(parentType)} WHERE ${hooks.quoteIdent('id')} = ${ctx.param(root.parent.id)})`;
+    return finish(ctx, sql, 'list', keyCount, { parent: 'missingRow', total: false }, reversed);
   }
   const facts: string[] = [];
   if (root.parent !== undefined) {
@@ -85,14 +88,7 @@ export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPla
     `SELECT ${derived}.j AS j, ${keys.map((key) => key.expr).join(', ')}, m.* ` +
     `FROM (SELECT ${facts.join(', ')}) m LEFT JOIN (${rows}) ${derived} ON 1=1 ` +
     `ORDER BY ${compileOrderBy(keys, root.node.order, reversed)}`;
-  return finish(ctx, sql, 'list', keyCount, { parent: root.parent !== undefined, total: true }, reversed);
-}
-
-/** `SELECT 1 … WHERE id = ?` on the parent's table, which counts among those the answer reads (its ETag). */
-function parentProbe(ctx: SqlContext, parent: NonNullable<Extract<ReadRoot, { kind: 'list' }>['parent']>): CompiledRead['parentProbe'] {
-  const table = ctx.table(ctx.type(parent.type));
-  const sql = `SELECT 1 AS found FROM ${table} WHERE ${ctx.sql.quoteIdent('id')} = ${ctx.sql.placeholder(0)}`;
-  return { sql, paramOrder: Object.freeze([parent.id.param]) };
+  return finish(ctx, sql, 'list', keyCount, { parent: root.parent === undefined ? undefined : 'foundColumn', total: true }, reversed);
 }
 
 function listSource(ctx: SqlContext, type: ResourceType, root: Extract<ReadRoot, { kind: 'list' }>): RelationSource {
