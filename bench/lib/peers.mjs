@@ -13,8 +13,8 @@ import { pathToFileURL } from 'node:url';
  * Read from the build, which the runner makes first.
  */
 export async function diglotNodeFlags(root) {
-  const { SERVER_NODE_FLAGS } = await import(pathToFileURL(join(root, 'dist/cli/heap-flags.js')).href);
-  return [...SERVER_NODE_FLAGS];
+  const { serverNodeFlags } = await import(pathToFileURL(join(root, 'dist/cli/heap-flags.js')).href);
+  return (db) => [...serverNodeFlags(db)];
 }
 
 export const PEERS = [
@@ -39,11 +39,11 @@ export function sqliteFileOf(name, dataset) {
 }
 
 /** How to start a peer: script, arguments, environment, working directory and a path that answers once it is up. */
-export function launchSpec(name, { root, benchDir, dataset, dataDir, port, diglotFlags = [] }) {
+export function launchSpec(name, { root, benchDir, dataset, dataDir, port, diglotFlags = () => [] }) {
   const server = (file) => join(benchDir, 'servers', file);
   const diglot = (db, files) => ({
     script: join(root, 'dist/cli/main.js'),
-    nodeArgs: diglotFlags,
+    nodeArgs: diglotFlags(db),
     args: ['serve', '--schema', dataset.schemaFile, '--db', db, '--files', files, '--port', String(port), '--host', '127.0.0.1'],
     env: { LOG_LEVEL: 'warn' },
     cwd: dataDir,

@@ -7,10 +7,33 @@ import { getHeapStatistics } from 'node:v8';
  * wait on PostgreSQL keeps many objects alive across scavenges and grew it
  * to the full 3 × 64 MiB: peak RSS 302 MiB under the W5 benchmark, against
  * 220 MiB with 16 MiB semi-spaces at the same throughput (SQLite servers
- * never grew past 16 MiB). These sizes are read only when V8 starts, so
- * they cannot be set from inside the process.
+ * never grew past 16 MiB). Even with 16 MiB, the objects those waiting
+ * requests keep alive are promoted and grow the old generation: over a
+ * benchmark run a PostgreSQL server's RSS reached 240–269 MiB, against
+ * 191–199 MiB with 8 MiB semi-spaces, at the same requests a second within
+ * noise (W1, W2, W5, W9, one 10 s run each). A SQLite server answers from
+ * memory without waiting, and at 16 MiB stays near 170 MiB; 8 MiB cost it
+ * scavenges on large responses (W9: 136 → 150 µs a request), so it keeps
+ * 16. These sizes are read only when V8 starts, so they cannot be set from
+ * inside the process.
  */
-export const SERVER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16'];
+export function serverNodeFlags(db: string): readonly string[] {
+  return [`--max-semi-space-size=${/^postgres(?:ql)?:\/\//i.test(db) ? 8 : 16}`];
+}
+
+/**
+ * The database `serve` will open, as the CLI reads it: `--db`/`-d` (either
+ * spelling, with `=` or a space), else DIGLOT_DB, else DATABASE_URL; '' for
+ * the default, a SQLite file.
+ */
+export function databaseOf(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): string {
+  for (let i = 3; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    const [name, value] = arg.split(/=(.*)/s);
+    if (name === '--db' || name === '-d') return value ?? argv[i + 1] ?? '';
+  }
+  return env['DIGLOT_DB'] ?? env['DATABASE_URL'] ?? '';
+}
 
 /**
  * Below this heap limit V8's own maximum semi-space is 16 MiB or less
@@ -24,7 +47,7 @@ export const SMALL_HEAP_BYTES = (2048 + 3 * 16) * 1024 * 1024;
 const flagName = (token: string): string => (token.replace(/^["']|["']$/g, '').split('=')[0] ?? '').replaceAll('_', '-');
 
 /**
- * The command line that runs this process again with SERVER_NODE_FLAGS, or
+ * The command line that runs this process again with serverNodeFlags, or
  * undefined when it should run as it is: a command other than `serve` or
  * `start`, flags the user chose (on the command line or in NODE_OPTIONS),
  * a debugger (it would stop twice), or a heap too small for the flags to
@@ -34,22 +57,22 @@ export function serverRestartArgs(
   execPath: string,
   execArgv: readonly string[],
   argv: readonly string[],
-  nodeOptions: string,
+  env: Readonly<Record<string, string | undefined>>,
   heapLimitBytes: number,
 ): string[] | undefined {
   const command = argv[2];
   if (command !== 'serve' && command !== 'start') return undefined;
   if (heapLimitBytes <= SMALL_HEAP_BYTES) return undefined;
-  const chosen = [...execArgv, ...nodeOptions.split(/\s+/)].map(flagName);
+  const chosen = [...execArgv, ...(env['NODE_OPTIONS'] ?? '').split(/\s+/)].map(flagName);
   if (chosen.some((name) => name.startsWith('--inspect'))) return undefined;
-  const missing = SERVER_NODE_FLAGS.filter((flag) => !chosen.includes(flagName(flag)));
+  const missing = serverNodeFlags(databaseOf(argv, env)).filter((flag) => !chosen.includes(flagName(flag)));
   if (missing.length === 0) return undefined;
   return [execPath, ...missing, ...execArgv, ...argv.slice(1)];
 }
 
 /**
  * Replaces this process (same pid, arguments and environment) with one that
- * runs with SERVER_NODE_FLAGS, where serverRestartArgs says so and the
+ * runs with serverNodeFlags, where serverRestartArgs says so and the
  * process can be replaced: not on Windows (execve exists there but throws),
  * not with an IPC channel (PM2, cluster workers, a parent's fork: its
  * descriptor would not survive), and not when execve fails (a permission
@@ -58,7 +81,7 @@ export function serverRestartArgs(
  */
 export function restartWithServerFlags(argv: readonly string[]): void {
   if (process.platform === 'win32' || process.channel !== undefined || typeof process.execve !== 'function') return;
-  const args = serverRestartArgs(process.execPath, process.execArgv, argv, process.env['NODE_OPTIONS'] ?? '', getHeapStatistics().heap_size_limit);
+  const args = serverRestartArgs(process.execPath, process.execArgv, argv, process.env, getHeapStatistics().heap_size_limit);
   if (args === undefined) return;
   try {
     process.execve(process.execPath, args, process.env);

@@ -5,12 +5,14 @@ import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SERVER_NODE_FLAGS, SMALL_HEAP_BYTES } from '../../src/cli/heap-flags.js';
+import { serverNodeFlags, SMALL_HEAP_BYTES } from '../../src/cli/heap-flags.js';
 import { describeEachDialect } from '../support/databases.js';
 import { EXAMPLE_SCHEMA } from '../support/start-server.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const BIN = join(ROOT, 'dist/cli/main.js');
+/** The flags `serve` gives itself for the SQLite file these tests serve. */
+const SERVER_NODE_FLAGS = serverNodeFlags('a.db');
 const work = mkdtempSync(join(tmpdir(), 'diglot-cli-'));
 
 /** The CLI runs from its compiled output, as users run it; build it once for this file. */
