@@ -8,10 +8,11 @@ import { getHeapStatistics } from 'node:v8';
  * to the full 3 × 64 MiB: peak RSS 302 MiB under the W5 benchmark, against
  * 220 MiB with 16 MiB semi-spaces at the same throughput (SQLite servers
  * never grew past 16 MiB). Even with 16 MiB, the objects those waiting
- * requests keep alive are promoted and grow the old generation: over a
- * benchmark run a PostgreSQL server's RSS reached 240–269 MiB, against
- * 191–199 MiB with 8 MiB semi-spaces, at the same requests a second within
- * noise (W1, W2, W5, W9, one 10 s run each). A SQLite server answers from
+ * requests keep alive are promoted and grow the old generation. Over W1,
+ * W2, W5 and W9 (10 s each) a PostgreSQL server's RSS peaked at 226, 234
+ * and 240 MiB in three runs with 16 MiB semi-spaces, and at 191, 205, 221
+ * and 229 MiB in four with 8, at the same requests a second within noise:
+ * about 20 MiB less, with as much spread as gain. A SQLite server answers from
  * memory without waiting, and at 16 MiB stays near 170 MiB; 8 MiB cost it
  * scavenges on large responses (W9: 136 → 150 µs a request), so it keeps
  * 16. These sizes are read only when V8 starts, so they cannot be set from
