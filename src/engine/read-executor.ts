@@ -74,7 +74,7 @@ export class ReadExecutor {
     return { kind: 'list', ...this.stitchList(plan, compiled, rows) };
   }
 
-  private parentMissing(plan: ReadPlan): ApiError {
+  private parentNotFound(plan: ReadPlan): ApiError {
     const parent = plan.root.kind === 'list' ? plan.root.parent : undefined;
     return new ApiError('NOT_FOUND', { detail: `${parent?.type ?? 'Record'} ${String(plan.params[parent?.id.param ?? 0])} does not exist` });
   }
@@ -86,7 +86,7 @@ export class ReadExecutor {
       compiled.meta.parent === 'foundColumn'
         ? Number(first?.['parent_found'] ?? 0) === 0
         : compiled.meta.parent === 'missingRow' && rows.some((row) => row['j'] === null || row['j'] === undefined);
-    if (parentMissing) throw this.parentMissing(plan);
+    if (parentMissing) throw this.parentNotFound(plan);
     const totalCount = compiled.meta.total ? Number(first?.['total'] ?? 0) : undefined;
     const page = rows.filter((row) => row['j'] !== null && row['j'] !== undefined);
     const limit = Number(plan.params[plan.root.node.page.limit.param]);
