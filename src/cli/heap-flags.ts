@@ -1,4 +1,5 @@
 import { getHeapStatistics } from 'node:v8';
+import { databaseFromEnv } from './database-env.js';
 
 /**
  * V8 flags a server runs with. V8 sizes its young generation by how much
@@ -33,7 +34,7 @@ export function databaseOf(argv: readonly string[], env: Readonly<Record<string,
     const [name, value] = arg.split(/=(.*)/s);
     if (name === '--db' || name === '-d') return value ?? argv[i + 1] ?? '';
   }
-  return env['DIGLOT_DB'] ?? env['DATABASE_URL'] ?? '';
+  return databaseFromEnv(env) ?? '';
 }
 
 /**

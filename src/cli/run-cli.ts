@@ -8,6 +8,7 @@ import type { Database } from '../storage/dialect.js';
 import { formatPlan, migrate } from '../storage/migrate/migrate.js';
 import { openDatabase } from '../storage/open-database.js';
 import { createServer } from '../server/create-server.js';
+import { databaseFromEnv } from './database-env.js';
 
 /** Errors the CLI reports as one line and a non-zero exit, never a stack trace. */
 class CliError extends Error {}
@@ -24,7 +25,7 @@ export async function runCli(argv: readonly string[]): Promise<void> {
   const withSchema = (command: Command): Command =>
     command.option('-s, --schema <files...>', 'GraphQL SDL file(s)', [process.env['DIGLOT_SCHEMA'] ?? DEFAULT_SCHEMA]);
   const withDb = (command: Command): Command =>
-    command.option('-d, --db <path|url>', 'SQLite file path or postgres:// URL', process.env['DIGLOT_DB'] ?? process.env['DATABASE_URL'] ?? DEFAULT_DB);
+    command.option('-d, --db <path|url>', 'SQLite file path or postgres:// URL', databaseFromEnv(process.env) ?? DEFAULT_DB);
   const withFiles = (command: Command): Command =>
     command.option('--files <dir>', 'directory for uploaded files and their resized variants', process.env['DIGLOT_FILES'] ?? DEFAULT_FILES_DIRECTORY);
   const withListen = (command: Command): Command =>
