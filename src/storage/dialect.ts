@@ -77,7 +77,7 @@ export type JsonMember = readonly [key: string, value: string, kind?: 'json' | '
  * compiler is written once against these hooks (as Kysely's are).
  */
 export interface SqlCompilerHooks {
-  /** Placeholder for the n-th (0-based) parameter: `?` or `$1`. */
+  /** Placeholder for the n-th (0-based) parameter: `+?` (see sqliteHooks) or `$1`. */
   placeholder(index: number): string;
   quoteIdent(name: string): string;
   /** A JSON object from its members, in order. */

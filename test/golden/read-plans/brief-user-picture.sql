@@ -31,6 +31,6 @@
   ]
 }
 -- sqlite
-SELECT json_object('name', t0."name", 'profilePicture', ('/files/' || t0."profile_picture" || '/' || ?)) AS j FROM "users" t0 WHERE t0."id" = ?
+SELECT json_object('name', t0."name", 'profilePicture', ('/files/' || t0."profile_picture" || '/' || +?)) AS j FROM "users" t0 WHERE t0."id" = +?
 -- postgres
 SELECT ('{"name":' || coalesce(to_json(t0."name"), 'null') || ',"profilePicture":' || coalesce(to_json((('/files/')::text || (t0."profile_picture")::text || ('/')::text || ($1)::text)), 'null') || '}') AS j FROM "users" t0 WHERE t0."id" = $2
