@@ -98,13 +98,12 @@ function splitIntoPieces(members: readonly JsonMember[]): Piece[] {
 export const sqliteHooks = Object.freeze({
   /**
    * `+?`, not `?`: the unary plus is compiled away, but it hides the variable
-   * from the planner. SQLite marks a statement to be prepared again whenever
-   * a parameter it planned with is re-bound (`LIMIT ?`, and `col = ?` terms
-   * the index does not use), and better-sqlite3 clears the bindings after
-   * every run, which expires such a statement every time: each page or
-   * nested list was parsed and planned anew. Measured on the bench's data: a
-   * user with 10 posts and 10 followers 63 → 32 µs, a user's newest 10 posts
-   * 21 → 10 µs. The plans are the same: no parameter's value ever chose one.
+   * from the planner. SQLite marks a statement to be prepared again when a
+   * parameter it looked at while planning (`LIMIT ?` is one) is bound anew,
+   * and better-sqlite3 clears the bindings after every run, which counts:
+   * every page and nested list was parsed and planned again on each request
+   * (W4's statement 63 µs instead of 32; docs/architecture.md). No value of
+   * a parameter chooses a plan here, so the plans are the same.
    */
   placeholder: (_index: number): string => '+?',
   quoteIdent,
