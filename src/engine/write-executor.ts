@@ -14,6 +14,7 @@ import {
 import type { Database, SqlRunner, SqlValue } from '../storage/dialect.js';
 import { OUTBOX_TABLE } from '../storage/migrate/desired-schema.js';
 import { newId } from '../util/ids.js';
+import { LruCache } from '../util/lru-cache.js';
 import type { ChangeClock, ClockMove } from './change-clock.js';
 import { keysLeftBehind, touchesFiles } from './file-references.js';
 
@@ -25,6 +26,9 @@ export type ReadBack = (id: string, source: string) => SqlStatement;
 
 /** The `WITH` clause of a one-statement create that holds the new row (its insert's `RETURNING *`). */
 const NEW_ROW = '_new_row';
+/** Read-back shapes whose create texts are kept, and texts kept for each (one per set of columns a create writes). */
+const CREATE_TEXT_READS = 100;
+const CREATE_TEXTS_PER_READ = 20;
 
 
 /**
@@ -35,6 +39,9 @@ const NEW_ROW = '_new_row';
  * statement instead: see `createInOneStatement`.)
  */
 export class WriteExecutor {
+  /** One-statement create texts, by read-back text, then by the texts of the other parts. */
+  private readonly createTexts = new LruCache<string, LruCache<string, string>>(CREATE_TEXT_READS);
+
   constructor(
     private readonly model: Model,
     private readonly db: Database,
@@ -143,22 +150,47 @@ export class WriteExecutor {
    * table yet).
    */
   private async createInOneStatement(type: ResourceType, plan: WritePlan & { kind: 'create' }, guard: string | undefined, readBack?: ReadBack): Promise<WriteResult> {
-    const q = (name: string): string => this.db.sql.quoteIdent(name);
     const { id, columns } = this.newRecord(type, plan.values, new Date().toISOString());
     const read = readBack?.(id, NEW_ROW);
     const first = read?.params.length ?? 0;
     const insert = compileInsert(this.db.sql, type, columns, first);
     const bump = this.clock.bumpStatement(type.table, guard, first + insert.params.length);
     const event = this.eventStatement(type.table, plan, id, first + insert.params.length + bump.params.length);
-    const clock = q('_clock');
-    const rows = await this.db.all<ClockMove & { j?: string | null }>(
-      `WITH ${q(NEW_ROW)} AS (${insert.sql} RETURNING *), ${clock} AS (${bump.sql}), ${q('_event')} AS (${event.sql}) ` +
-        `SELECT ${clock}.${q('table_name')}, ${clock}.${q('version')}, ${clock}.${q('changed_at')}${read === undefined ? '' : `, (${read.sql}) AS ${q('j')}`} FROM ${clock}`,
-      [...(read?.params ?? []), ...insert.params, ...bump.params, ...event.params],
-    );
+    const rows = await this.db.all<ClockMove & { j?: string | null }>(this.createText(insert, bump, event, read), [
+      ...(read?.params ?? []),
+      ...insert.params,
+      ...bump.params,
+      ...event.params,
+    ]);
     this.clock.noteCommitted(rows);
     const record = rows[0]?.j;
     return typeof record === 'string' ? { id, changed: true, record } : { id, changed: true };
+  }
+
+  /**
+   * The one-statement create's text, the same string for every create of
+   * the same shape: its parts are short, but the read-back makes it a few
+   * KB, and a text built anew for each create was copied whole and hashed
+   * again to find its prepared statement's name.
+   */
+  private createText(insert: SqlStatement, bump: SqlStatement, event: SqlStatement, read: SqlStatement | undefined): string {
+    // By the read-back's text first: its compiler hands out the same string each time, whose hash V8 keeps.
+    const readSql = read?.sql ?? '';
+    let byParts = this.createTexts.get(readSql);
+    if (byParts === undefined) {
+      byParts = new LruCache(CREATE_TEXTS_PER_READ);
+      this.createTexts.set(readSql, byParts);
+    }
+    const parts = `${insert.sql}\n${bump.sql}\n${event.sql}`;
+    const known = byParts.get(parts);
+    if (known !== undefined) return known;
+    const q = (name: string): string => this.db.sql.quoteIdent(name);
+    const clock = q('_clock');
+    const text =
+      `WITH ${q(NEW_ROW)} AS (${insert.sql} RETURNING *), ${clock} AS (${bump.sql}), ${q('_event')} AS (${event.sql}) ` +
+      `SELECT ${clock}.${q('table_name')}, ${clock}.${q('version')}, ${clock}.${q('changed_at')}${read === undefined ? '' : `, (${read.sql}) AS ${q('j')}`} FROM ${clock}`;
+    byParts.set(parts, text);
+    return text;
   }
 
   /** A new record's id, and its columns: the id, its automatic timestamps and the input. */
