@@ -26,9 +26,14 @@ export type ReadBack = (id: string, source: string) => SqlStatement;
 
 /** The `WITH` clause of a one-statement create that holds the new row (its insert's `RETURNING *`). */
 const NEW_ROW = '_new_row';
-/** Read-back shapes whose create texts are kept, and texts kept for each (one per set of columns a create writes). */
-const CREATE_TEXT_READS = 100;
-const CREATE_TEXTS_PER_READ = 20;
+/**
+ * Read-back shapes whose create texts are kept, and texts kept for each (one
+ * per set of columns a create writes). LRU caches hold up to twice their
+ * capacity, so at most 64 × 16 texts of a few KB: about 3 MB however varied
+ * the creates, where a real client's handful of shapes takes a few KB.
+ */
+const CREATE_TEXT_READS = 32;
+const CREATE_TEXTS_PER_READ = 8;
 
 
 /**
