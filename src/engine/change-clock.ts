@@ -1,6 +1,7 @@
 import type { SqlStatement } from '../storage/compile/compile-write.js';
-import type { Database, SqlRunner } from '../storage/dialect.js';
+import type { Database, SqlRunner, SqlValue } from '../storage/dialect.js';
 import { CLOCK_SHARD_MARK, CLOCK_TABLE } from '../storage/migrate/desired-schema.js';
+import { LruCache } from '../util/lru-cache.js';
 
 
 /**
@@ -54,6 +55,8 @@ export class ChangeClock {
   private readonly states = new WeakMap<readonly string[], { readonly clocks: ClockSnapshot; readonly state: ClockState }>();
 
   private readonly pickShard: () => number;
+  /** `bumpSql`'s texts, by first placeholder and guard (a handful: a write carries the one guard or none). */
+  private readonly bumpTexts = new LruCache<string, string>(16);
 
   /** `pickShard` (tests only) chooses the row a write bumps, from 0 to `CLOCK_SHARDS` - 1. */
   constructor(
@@ -97,22 +100,33 @@ export class ChangeClock {
    * statement of its own.
    */
   bumpStatement(table: string, guard: string | undefined, firstParam = 0, shard = this.pickShard()): SqlStatement {
+    return { sql: this.bumpSql(guard, firstParam), params: this.bumpParams(table, new Date().toISOString(), shard) };
+  }
+
+  /** `bumpStatement`'s text alone: the same string for the same guard and first placeholder, whatever the table. */
+  bumpSql(guard: string | undefined, firstParam = 0): string {
+    const key = `${firstParam}\n${guard ?? ''}`;
+    const known = this.bumpTexts.get(key);
+    if (known !== undefined) return known;
     const q = (name: string): string => this.db.sql.quoteIdent(name);
     const p = (i: number): string => this.db.sql.placeholder(firstParam + i);
-    const now = new Date().toISOString();
     const row = guard === undefined ? `VALUES (${p(0)}, ${p(1)}, ${p(2)})` : `SELECT ${p(0)}, ${p(1)}, ${p(2)} ${guard}`;
-    return {
-      sql:
-        `INSERT INTO ${q(CLOCK_TABLE)} (${q('table_name')}, ${q('version')}, ${q('changed_at')}) ${row} ` +
-        `ON CONFLICT (${q('table_name')}) DO UPDATE SET ${q('version')} = ${q(CLOCK_TABLE)}.${q('version')} + 1, ${q('changed_at')} = ${p(3)} ` +
-        `RETURNING ${q('table_name')}, ${q('version')}, ${q('changed_at')}`,
-      // A clock starts at a random value, so a database recreated from
-      // scratch never hands out a validator an old cache already holds for
-      // other data. (Unpredictability is not the point, and migrations start
-      // nearly every clock anyway, so Math.random spares the CSPRNG call on
-      // each write.)
-      params: [shard === 0 ? table : `${table}${CLOCK_SHARD_MARK}${shard}`, 1 + Math.floor(Math.random() * 2 ** 40), now, now],
-    };
+    const sql =
+      `INSERT INTO ${q(CLOCK_TABLE)} (${q('table_name')}, ${q('version')}, ${q('changed_at')}) ${row} ` +
+      `ON CONFLICT (${q('table_name')}) DO UPDATE SET ${q('version')} = ${q(CLOCK_TABLE)}.${q('version')} + 1, ${q('changed_at')} = ${p(3)} ` +
+      `RETURNING ${q('table_name')}, ${q('version')}, ${q('changed_at')}`;
+    this.bumpTexts.set(key, sql);
+    return sql;
+  }
+
+  /** `bumpStatement`'s params, `now` being the write's time. */
+  bumpParams(table: string, now: string, shard = this.pickShard()): SqlValue[] {
+    // A clock starts at a random value, so a database recreated from
+    // scratch never hands out a validator an old cache already holds for
+    // other data. (Unpredictability is not the point, and migrations start
+    // nearly every clock anyway, so Math.random spares the CSPRNG call on
+    // each write.)
+    return [shard === 0 ? table : `${table}${CLOCK_SHARD_MARK}${shard}`, 1 + Math.floor(Math.random() * 2 ** 40), now, now];
   }
 
   /**
