@@ -56,7 +56,8 @@ if (args.help) {
   --pg URL             PostgreSQL database to create and drop (default postgres://postgres@127.0.0.1:5432/diglot_bench, or BENCH_PG_URL)
   --no-pg              skip every PostgreSQL peer
   --keep-db            do not drop the PostgreSQL database at the end
-  --profile            instead of the comparison: CPU profiles of Diglot (SQLite) and its yardstick under W1, W4 and W7 (or --workloads), summarised
+  --profile            instead of the comparison: CPU profiles of Diglot (SQLite) and its yardstick under W1, W4 and W7 (or --workloads), summarised;
+                       with --peers, of those peers instead (diglot-pg,fastify-pg profiles Diglot on PostgreSQL beside its yardstick)
 `);
   process.exit(0);
 }
@@ -174,7 +175,19 @@ async function main() {
   const env = await environment();
 
   if (args.profile) {
-    await profile({ root, benchDir, dataDir, processes, log, env, config: { ...config, workloads: args.workloads?.split(',').map((w) => w.trim().toUpperCase()), duration: Number(args.duration ?? 10), warmup: Number(args.warmup ?? 2) } });
+    const peers = args.peers?.split(',').map((peer) => peer.trim());
+    const profilePg = pgUrl !== undefined && peers?.some((name) => peerByName.get(name)?.db === 'pg') === true;
+    pgCreated = profilePg;
+    await profile({
+      root,
+      benchDir,
+      dataDir,
+      processes,
+      log,
+      env,
+      pgUrl: profilePg ? pgUrl : undefined,
+      config: { ...config, peers, workloads: args.workloads?.split(',').map((w) => w.trim().toUpperCase()), duration: Number(args.duration ?? 10), warmup: Number(args.warmup ?? 2) },
+    });
     return;
   }
 

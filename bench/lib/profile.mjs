@@ -1,6 +1,7 @@
 // `npm run bench -- --profile`: Diglot (SQLite, the compiled CLI) under W1,
 // W4 and W7 with `node --cpu-prof`, and the yardstick of each beside it (for
-// W7, Fastify sending a fixed body: what the framework alone costs),
+// W7, Fastify sending a fixed body: what the framework alone costs), or the
+// peers `--peers` names (PostgreSQL ones included),
 // each profile summarised by self time (the functions where the CPU actually
 // went) and by package. Only the samples taken during the measured load
 // count: start-up and warm-up are cut. Native code has no frames of its own:
@@ -26,9 +27,9 @@ const yardstickOf = (id) => (id === 'W7' || id === 'W8' ? 'fastify-fixed' : YARD
 /** Profiled unless `--workloads` names others (W10 serves files; nothing to compare there). */
 const DEFAULT_PROFILED = ['W1', 'W4', 'W7'];
 
-export async function profile({ root, benchDir, dataDir, processes, log, env, config }) {
-  log('Data set (SQLite only)');
-  const dataset = await buildDataset({ root, dataDir, pgUrl: undefined, log, jsonServer: false });
+export async function profile({ root, benchDir, dataDir, processes, log, env, config, pgUrl }) {
+  log(pgUrl === undefined ? 'Data set (SQLite only)' : 'Data set (SQLite and PostgreSQL)');
+  const dataset = await buildDataset({ root, dataDir, pgUrl, log, jsonServer: false });
   const profileDir = join(dataDir, 'profiles');
   rmSync(profileDir, { recursive: true, force: true });
   mkdirSync(profileDir, { recursive: true });
@@ -37,7 +38,8 @@ export async function profile({ root, benchDir, dataDir, processes, log, env, co
   const profiled = (config.workloads ?? DEFAULT_PROFILED).filter((id) => id !== 'W10' && id in YARDSTICK).map((id) => [id, yardstickOf(id)]);
   for (const [id, yardstick] of profiled) {
     const workload = WORKLOADS.find((w) => w.id === id);
-    for (const peer of ['diglot-sqlite', yardstick]) {
+    const peers = config.peers?.filter((peer) => peer in workload.peers && (pgUrl !== undefined || peerByName.get(peer)?.db !== 'pg')) ?? ['diglot-sqlite', yardstick];
+    for (const peer of peers) {
       const port = await freePort();
       const spec = launchSpec(peer, { root, benchDir, dataset, dataDir, port, diglotFlags });
       const file = `${id}-${peer}.cpuprofile`;
@@ -75,7 +77,7 @@ export async function profile({ root, benchDir, dataDir, processes, log, env, co
   const report = [
     `# CPU profiles: Diglot and the yardsticks — ${env.date}`,
     '',
-    `Diglot ${env.commit} · Node ${env.node} · ${env.cpu} (${env.cores} cores) · Diglot on SQLite via the compiled CLI and the hand-written yardsticks, each with \`node --cpu-prof\` · ${config.connections} connections · ${config.duration}s per workload after ${config.warmup}s warm-up. The profiler itself costs some throughput.`,
+    `Diglot ${env.commit} · Node ${env.node} · ${env.cpu} (${env.cores} cores) · ${config.peers === undefined ? 'Diglot on SQLite via the compiled CLI and the hand-written yardsticks' : `peers ${config.peers.join(', ')}`}, each with \`node --cpu-prof\` · ${config.connections} connections · ${config.duration}s per workload after ${config.warmup}s warm-up. The profiler itself costs some throughput.`,
     '',
     ...sections,
   ].join('\n');

@@ -13,7 +13,8 @@
 //
 // Workloads (the bench's, `lib/workloads.mjs`): W1 GET /users/<id>, W3 the newest 10 posts of a user,
 // W4 the nested GraphQL query (POST), W5 50 users with 5 posts each (POST), W7 W1 revalidated (304), W8 W4 as a
-// persisted GET, revalidated (304), W9 a user with 10 posts and 10 followers (`?include=`).
+// persisted GET, revalidated (304), W9 a user with 10 posts and 10 followers (`?include=`), W6 POST /users (a new
+// user each request, as the bench's W6).
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -89,6 +90,9 @@ async function requestsFor(origin) {
       case 'W9':
         requests.push({ method: 'GET', path: `/users/${id}?include=posts,followers&posts.limit=10&followers.limit=10` });
         break;
+      case 'W6':
+        if (requests.length === 0) requests.push(createUser(origin));
+        break;
       case 'W7': {
         const response = await globalThis.fetch(`${origin}/users/${id}`);
         await response.text();
@@ -102,10 +106,22 @@ async function requestsFor(origin) {
         break;
       }
       default:
-        throw new Error(`unknown workload ${options.workload} (W1, W3, W4, W5, W7, W8, W9)`);
+        throw new Error(`unknown workload ${options.workload} (W1, W3, W4, W5, W6, W7, W8, W9)`);
     }
   }
   return requests;
+}
+
+/** W6: a user with an email no other request (of any build or run) used. */
+function createUser(origin) {
+  const tag = `${Date.now().toString(36)}${origin.slice(-4)}`;
+  let counter = 0;
+  return {
+    method: 'POST',
+    path: '/users',
+    headers: { 'content-type': 'application/json' },
+    setupRequest: (request) => ({ ...request, body: JSON.stringify({ name: 'Bench User', email: `ab.${tag}.${++counter}@example.com` }) }),
+  };
 }
 
 const load = (server, seconds) =>
@@ -131,7 +147,7 @@ try {
       const before = cpuOf(server.child.pid);
       const result = await load(server, Number(options.seconds));
       const answered = result.requests.total;
-      // A revalidation answers 304 (autocannon counts it as not 2xx), everything else 200.
+      // A revalidation answers 304 (autocannon counts it as not 2xx), everything else 200 (a create 201).
       const wrong = options.workload === 'W7' || options.workload === 'W8' ? answered - result.non2xx : result.non2xx;
       if (result.errors > 0 || wrong > 0) throw new Error(`${server.build}: ${result.errors} errors, ${wrong} answers with an unexpected status`);
       server.rounds.push({ cpu: (cpuOf(server.child.pid) - before) / answered, perSecond: answered / Number(options.seconds) });
