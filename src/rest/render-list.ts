@@ -26,13 +26,12 @@ export interface PageCursors {
 export function pageCursors(plan: ReadPlan, result: ListResult, args: ListArgs): PageCursors {
   if (plan.root.kind !== 'list') return { next: undefined, prev: undefined };
   const { order } = plan.root.node;
-  const backwards = args.before !== undefined || args.last !== undefined;
-  const start = result.startKey === undefined ? undefined : encodeCursor(order, result.startKey);
-  const end = result.endKey === undefined ? undefined : encodeCursor(order, result.endKey);
-  if (backwards) {
-    return { prev: result.hasMore ? start : undefined, next: args.before !== undefined ? end : undefined };
+  // Only the cursors the answer names are encoded: most pages name one.
+  const cursor = (key: readonly unknown[] | undefined): string | undefined => (key === undefined ? undefined : encodeCursor(order, key));
+  if (args.before !== undefined || args.last !== undefined) {
+    return { prev: result.hasMore ? cursor(result.startKey) : undefined, next: args.before !== undefined ? cursor(result.endKey) : undefined };
   }
-  return { next: result.hasMore ? end : undefined, prev: args.after !== undefined ? start : undefined };
+  return { next: result.hasMore ? cursor(result.endKey) : undefined, prev: args.after !== undefined ? cursor(result.startKey) : undefined };
 }
 
 /** RFC 8288 links to the neighbouring pages and the first page, relative to the request URL. */
