@@ -3,7 +3,6 @@ import type { Database, SqlRunner, SqlValue } from '../storage/dialect.js';
 import { CLOCK_SHARD_MARK, CLOCK_TABLE } from '../storage/migrate/desired-schema.js';
 import { LruCache } from '../util/lru-cache.js';
 
-
 /**
  * Per-table change clocks, kept in the database so every instance sees the
  * same values. A write bumps the clocks of the tables it changed inside its

@@ -196,8 +196,8 @@ export class WriteExecutor {
       byShape = new LruCache(CREATE_TEXTS_PER_READ);
       this.createTexts.set(readSql ?? '', byShape);
     }
-    // A newline cannot occur in a table or column name (the schema's names are GraphQL names).
-    const shape = `${type.table}\n${guard === undefined ? '' : 'guarded'}\n${[...columns.keys()].join('\n')}`;
+    // Names come from GraphQL names, which hold no newline.
+    const shape = `${type.table}\n${guard ?? ''}\n${[...columns.keys()].join('\n')}`;
     const known = byShape.get(shape);
     if (known !== undefined) return known;
     const q = (name: string): string => this.db.sql.quoteIdent(name);
