@@ -8,7 +8,7 @@
 // Every process it starts is stopped at the end, on errors and on Ctrl-C.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, release } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -152,6 +152,24 @@ function client(origin) {
     }
     return { status: response.status, headers: response.headers, bytes, json };
   };
+}
+
+/**
+ * A second complete run on the same day and kind of machine would overwrite
+ * the first: the first is renamed after its commit (`…-at-<commit>`), so the
+ * plain name is always the latest run.
+ */
+function keepEarlierRun(base) {
+  if (!existsSync(`${base}.json`)) return;
+  let commit = 'earlier';
+  try {
+    commit = JSON.parse(readFileSync(`${base}.json`, 'utf8')).env.commit.split(' ')[0];
+  } catch {
+    // unreadable: still kept, under a name that says it is older
+  }
+  for (const extension of ['md', 'json']) {
+    if (existsSync(`${base}.${extension}`) && !existsSync(`${base}-at-${commit}.${extension}`)) renameSync(`${base}.${extension}`, `${base}-at-${commit}.${extension}`);
+  }
 }
 
 /** 100 user ids spread over the whole range, the same on every run. */
@@ -317,7 +335,9 @@ async function main() {
   const cpuSlug = env.cpu.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
   // A run of some workloads or peers only must not overwrite the last complete one.
   const partial = args.workloads !== undefined || args.peers !== undefined || args.reps !== undefined || args.duration !== undefined;
-  const base = join(resultsDir, `${env.date.slice(0, 10)}-node${env.node}-${cpuSlug}${quick ? '-quick' : ''}${partial ? '-partial' : ''}`);
+  const name = `${env.date.slice(0, 10)}-node${env.node}-${cpuSlug}${quick ? '-quick' : ''}${partial ? '-partial' : ''}`;
+  const base = join(resultsDir, name);
+  if (!partial && !quick) keepEarlierRun(base);
   writeFileSync(`${base}.md`, `${report}\n`);
   writeFileSync(`${base}.json`, `${JSON.stringify({ env, config, idle, skips, notes, targets, runs }, null, 2)}\n`);
   log(`Written: ${base.slice(root.length + 1)}.md and .json`);
