@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { adminUrl, buildDataset, databaseName, dropPgDatabase, pgAvailable } from './lib/dataset.mjs';
-import { measure, PgBackends, warmUp } from './lib/measure.mjs';
+import { measure, PgBackends, untilSoleDiglot, warmUp } from './lib/measure.mjs';
 import { diglotNodeFlags, launchSpec, PEERS, peerByName, sqliteFileOf } from './lib/peers.mjs';
 import { machine, memory } from './lib/proc-stats.mjs';
 import { freePort, ProcessSet } from './lib/processes.mjs';
@@ -304,6 +304,7 @@ async function main() {
       for (const { name, spec } of rotated) {
         const server = servers.get(name);
         if (!server.alive()) throw new Error(`${name} has stopped:\n${server.output()}`);
+        if (name === 'diglot-pg') await untilSoleDiglot(backends, root);
         const metrics = await measure({ server, peer: peerByName.get(name), spec, seconds: config.duration, connections: config.connections, backends });
         runs.push({ rep, workload: workload.id, peer: name, metrics });
         const file = sqliteFileOf(name, dataset);

@@ -3,6 +3,9 @@
 // peak RSS during the run and the SQL statements it sent.
 
 import http from 'node:http';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { cpuSeconds, memory, resetPeak } from './proc-stats.mjs';
@@ -25,6 +28,30 @@ export class PgBackends {
     await this.#client.end().catch(() => undefined);
   }
 
+  /**
+   * The Diglot processes connected to the database: each has one connection
+   * for its writer lease, named `diglot-writer-lease`.
+   */
+  async diglotProcesses() {
+    const { rows } = await this.#client.query(
+      "SELECT pid, client_addr, client_port, backend_start FROM pg_stat_activity WHERE datname = $1 AND application_name = 'diglot-writer-lease'",
+      [this.#database],
+    );
+    return rows;
+  }
+
+  /** True when some connection to the database holds the advisory lock `key` (a bigint, as text) exclusively. */
+  async holdsLock(key) {
+    const { rows } = await this.#client.query(
+      `SELECT 1 FROM pg_locks
+        WHERE locktype = 'advisory' AND granted AND mode = 'ExclusiveLock' AND objsubid = 1
+          AND database = (SELECT oid FROM pg_database WHERE datname = $1)
+          AND ((classid::int8 << 32) | objid::int8) = $2::int8`,
+      [this.#database, key],
+    );
+    return rows.length > 0;
+  }
+
   /** pid → CPU seconds of every backend connected to the database. */
   async snapshot() {
     const { rows } = await this.#client.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [this.#database]);
@@ -34,6 +61,34 @@ export class PgBackends {
       if (seconds !== undefined) out.set(pid, seconds);
     }
     return out;
+  }
+}
+
+/** Diglot takes its writer lease 3 s after it finds itself alone on the database (`ALONE_MS`); this leaves room. */
+const LEASE_WAIT_MS = 10_000;
+
+/**
+ * Diglot on PostgreSQL answers a revalidation from memory, and writes
+ * without a guard, only while it is the one Diglot on its database and has
+ * taken the writer lease (a few seconds after it starts). Measured before,
+ * or beside another Diglot left connected to the bench's database (a server
+ * of your own, a test), it is measured in a state it is not in in
+ * production: so this waits for the lease, or stops the run.
+ */
+export async function untilSoleDiglot(backends, root) {
+  const { LEASE_KEY } = await import(pathToFileURL(join(root, 'dist/storage/postgres/writer-lease.js')).href);
+  const processes = await backends.diglotProcesses();
+  if (processes.length > 1) {
+    const where = processes.map((row) => `backend ${row.pid} (client ${row.client_addr ?? 'local socket'}${row.client_port > 0 ? `:${row.client_port}` : ''}, since ${row.backend_start.toISOString()})`);
+    throw new Error(
+      `${processes.length} Diglot processes are connected to the bench's database, where only the measured one should be: ${where.join('; ')}. ` +
+        'Stop the others (pgrep -af cli/main.js) and run the bench again.',
+    );
+  }
+  const deadline = Date.now() + LEASE_WAIT_MS;
+  while (!(await backends.holdsLock(LEASE_KEY))) {
+    if (Date.now() > deadline) throw new Error(`Diglot on PostgreSQL did not take its writer lease within ${LEASE_WAIT_MS / 1000} s of being alone on the bench's database`);
+    await sleep(200);
   }
 }
 

@@ -5,7 +5,7 @@
 //   npm --prefix bench install                 # autocannon, once
 //   node_modules/.bin/node bench/micro/server-cpu.mjs --builds .ab-before,dist --db bench/.data/diglot.db --workload W8
 //
-// Each build serves from its own copy of the SQLite file (or from `--db postgres://…`, shared); the builds
+// Each build serves from its own copy of the SQLite file (or of the `--db postgres://…` database); the builds
 // take turns, 10 connections of autocannon for `--seconds` each, `--rounds` times (the order flips every
 // round), after a 2 s warm-up. Reported per build: the median over rounds of the server's CPU time
 // (/proc/<pid>/stat, user + system) divided by the requests it answered. Unlike requests a second, this
@@ -25,6 +25,7 @@ import { parseArgs } from 'node:util';
 
 const root = resolve(import.meta.dirname, '../..');
 const autocannon = createRequire(join(root, 'bench/package.json'))('autocannon');
+const pg = createRequire(join(root, 'package.json'))('pg');
 const { values: options } = parseArgs({
   options: {
     builds: { type: 'string', default: 'dist' },
@@ -46,12 +47,44 @@ function cpuOf(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
-async function start(build, port) {
-  let db = options.db;
-  if (!db.startsWith('postgres')) {
-    db = join(scratch, `${port}.db`);
-    copyFileSync(options.db, db);
+/**
+ * Each build gets a copy of the data of its own: on PostgreSQL a database
+ * made from `--db` as a template, so that each server is the one Diglot on
+ * its database and takes the writer lease, as a server alone does in
+ * production (two on one database would both write with the lease's guard
+ * and ask the database for every revalidation).
+ */
+async function copyOfData(port) {
+  if (!options.db.startsWith('postgres')) {
+    const file = join(scratch, `${port}.db`);
+    copyFileSync(options.db, file);
+    return file;
   }
+  const url = new URL(options.db);
+  const template = decodeURIComponent(url.pathname.slice(1));
+  const copy = `${template}_ab_${port}`;
+  await admin((client) => client.query(`DROP DATABASE IF EXISTS "${copy}" WITH (FORCE)`).then(() => client.query(`CREATE DATABASE "${copy}" TEMPLATE "${template}"`)));
+  pgCopies.push(copy);
+  url.pathname = `/${copy}`;
+  return url.href;
+}
+
+const pgCopies = [];
+
+async function admin(work) {
+  const url = new URL(options.db);
+  url.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: url.href });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function start(build, port) {
+  const db = await copyOfData(port);
   const child = spawn(
     process.execPath,
     [join(root, build, 'cli/main.js'), 'serve', '--schema', join(root, 'examples/social/schema.graphql'), '--db', db, '--port', String(port), '--host', '127.0.0.1'],
@@ -138,7 +171,7 @@ try {
     const child = await start(build, port);
     servers.push({ build, port, child, rounds: [] });
   }
-  // On PostgreSQL a server alone takes the writer lease 3 s after it starts: measure it with the lease.
+  // On PostgreSQL each server, alone on its copy, takes the writer lease 3 s after it starts: measure it with the lease.
   if (options.db.startsWith('postgres')) await new Promise((done) => setTimeout(done, 4_000));
   for (const server of servers) server.requests = await requestsFor(`http://127.0.0.1:${server.port}`);
   for (const server of servers) await load(server, 2);
@@ -163,4 +196,5 @@ try {
 } finally {
   for (const server of servers) server.child.kill();
   rmSync(scratch, { recursive: true, force: true });
+  for (const copy of pgCopies) await admin((client) => client.query(`DROP DATABASE IF EXISTS "${copy}" WITH (FORCE)`));
 }
