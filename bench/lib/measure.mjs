@@ -79,7 +79,7 @@ export async function untilSoleDiglot(backends, root) {
   const { LEASE_KEY } = await import(pathToFileURL(join(root, 'dist/storage/postgres/writer-lease.js')).href);
   const processes = await backends.diglotProcesses();
   if (processes.length > 1) {
-    const where = processes.map((row) => `backend ${row.pid} (client ${row.client_addr ?? 'local socket'}${row.client_port > 0 ? `:${row.client_port}` : ''}, since ${row.backend_start.toISOString()})`);
+    const where = processes.map((row) => `backend ${row.pid} (client ${row.client_addr ?? 'local socket'}${row.client_port > 0 ? `:${row.client_port}` : ''}, since ${row.backend_start?.toISOString() ?? 'a time not shown to this user'})`);
     throw new Error(
       `${processes.length} Diglot processes are connected to the bench's database, where only the measured one should be: ${where.join('; ')}. ` +
         'Stop the others (pgrep -af cli/main.js) and run the bench again.',

@@ -21,11 +21,14 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { PgBackends } from '../lib/measure.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
 const autocannon = createRequire(join(root, 'bench/package.json'))('autocannon');
 const pg = createRequire(join(root, 'package.json'))('pg');
+const { LEASE_KEY } = await import(pathToFileURL(join(root, 'dist/storage/postgres/writer-lease.js')).href);
 const { values: options } = parseArgs({
   options: {
     builds: { type: 'string', default: 'dist' },
@@ -62,7 +65,8 @@ async function copyOfData(port) {
   }
   const url = new URL(options.db);
   const template = decodeURIComponent(url.pathname.slice(1));
-  const copy = `${template}_ab_${port}`;
+  // Short and fixed: PostgreSQL cuts a name at 63 bytes, which could make two copies one.
+  const copy = `diglot_ab_${port}`;
   await admin((client) => client.query(`DROP DATABASE IF EXISTS "${copy}" WITH (FORCE)`).then(() => client.query(`CREATE DATABASE "${copy}" TEMPLATE "${template}"`)));
   pgCopies.push(copy);
   url.pathname = `/${copy}`;
@@ -93,12 +97,38 @@ async function start(build, port) {
   for (let attempt = 0; attempt < 200; attempt++) {
     try {
       await globalThis.fetch(`http://127.0.0.1:${port}/users/1`);
-      return child;
+      return { child, db };
     } catch {
       await new Promise((done) => setTimeout(done, 100));
     }
   }
+  await stop(child);
   throw new Error(`${build} did not start`);
+}
+
+/** Kills a server and waits until it is gone (before its database copy is dropped under it). */
+function stop(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const gone = new Promise((done) => child.once('exit', done));
+  child.kill();
+  return gone;
+}
+
+/** Until the server on database `db` holds the writer lease (it takes it 3 s after it finds itself alone there). */
+async function untilLeaseHeld(db) {
+  const url = new URL(db);
+  const adminUrl = new URL(db);
+  adminUrl.pathname = '/postgres';
+  const backends = new PgBackends(adminUrl.href, decodeURIComponent(url.pathname.slice(1)));
+  await backends.open();
+  try {
+    for (let waited = 0; !(await backends.holdsLock(LEASE_KEY)); waited += 200) {
+      if (waited > 10_000) throw new Error(`no server took the writer lease on ${url.pathname.slice(1)} within 10 s`);
+      await new Promise((done) => setTimeout(done, 200));
+    }
+  } finally {
+    await backends.close();
+  }
 }
 
 /** The workload's requests, with the ETags a revalidation sends fetched first. */
@@ -168,11 +198,11 @@ const servers = [];
 try {
   for (const [index, build] of options.builds.split(',').entries()) {
     const port = 7400 + index;
-    const child = await start(build, port);
-    servers.push({ build, port, child, rounds: [] });
+    const { child, db } = await start(build, port);
+    servers.push({ build, port, child, db, rounds: [] });
   }
-  // On PostgreSQL each server, alone on its copy, takes the writer lease 3 s after it starts: measure it with the lease.
-  if (options.db.startsWith('postgres')) await new Promise((done) => setTimeout(done, 4_000));
+  // On PostgreSQL each server, alone on its copy, takes the writer lease: measure it with the lease.
+  if (options.db.startsWith('postgres')) for (const server of servers) await untilLeaseHeld(server.db);
   for (const server of servers) server.requests = await requestsFor(`http://127.0.0.1:${server.port}`);
   for (const server of servers) await load(server, 2);
   for (let round = 0; round < Number(options.rounds); round++) {
@@ -194,7 +224,9 @@ try {
     );
   }
 } finally {
-  for (const server of servers) server.child.kill();
+  await Promise.all(servers.map((server) => stop(server.child)));
   rmSync(scratch, { recursive: true, force: true });
-  for (const copy of pgCopies) await admin((client) => client.query(`DROP DATABASE IF EXISTS "${copy}" WITH (FORCE)`));
+  for (const copy of pgCopies) {
+    await admin((client) => client.query(`DROP DATABASE IF EXISTS "${copy}" WITH (FORCE)`)).catch((error) => console.error(`could not drop ${copy}: ${error.message}`));
+  }
 }
