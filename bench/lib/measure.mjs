@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { adminUrl, databaseName } from './dataset.mjs';
 import { cpuSeconds, memory, resetPeak } from './proc-stats.mjs';
 
 /** CPU of the PostgreSQL backends serving one database, read from /proc by their pids. */
@@ -89,6 +90,17 @@ export async function untilSoleDiglot(backends, root) {
   while (!(await backends.holdsLock(LEASE_KEY))) {
     if (Date.now() > deadline) throw new Error(`Diglot on PostgreSQL did not take its writer lease within ${LEASE_WAIT_MS / 1000} s of being alone on the bench's database`);
     await sleep(200);
+  }
+}
+
+/** `untilSoleDiglot` on the database at `pgUrl`, over a connection of its own. */
+export async function untilSoleDiglotOn(pgUrl, root) {
+  const backends = new PgBackends(adminUrl(pgUrl), databaseName(pgUrl));
+  await backends.open();
+  try {
+    await untilSoleDiglot(backends, root);
+  } finally {
+    await backends.close();
   }
 }
 

@@ -11,8 +11,8 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { adminUrl, buildDataset, databaseName } from './dataset.mjs';
-import { loadOnce, PgBackends, untilSoleDiglot } from './measure.mjs';
+import { buildDataset } from './dataset.mjs';
+import { loadOnce, untilSoleDiglotOn } from './measure.mjs';
 import { diglotNodeFlags, launchSpec, peerByName } from './peers.mjs';
 import { freePort } from './processes.mjs';
 import { YARDSTICK } from './report.mjs';
@@ -66,15 +66,7 @@ export async function profile({ root, benchDir, dataDir, processes, log, env, co
       const { requests } = await workload.peers[peer]({ ids, call });
       log(`${id} ${peer}: warm-up ${config.warmup}s, then ${config.duration}s profiled`);
       await loadOnce({ origin: server.origin, requests, seconds: config.warmup, connections: config.connections });
-      if (peer === 'diglot-pg') {
-        const backends = new PgBackends(adminUrl(pgUrl), databaseName(pgUrl));
-        await backends.open();
-        try {
-          await untilSoleDiglot(backends, root);
-        } finally {
-          await backends.close();
-        }
-      }
+      if (peer === 'diglot-pg') await untilSoleDiglotOn(pgUrl, root);
       const loadFrom = performance.now() - spawned;
       const result = await loadOnce({ origin: server.origin, requests, seconds: config.duration, connections: config.connections });
       const loadTo = performance.now() - spawned;

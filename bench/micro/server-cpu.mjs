@@ -21,14 +21,13 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { PgBackends } from '../lib/measure.mjs';
+import { adminUrl } from '../lib/dataset.mjs';
+import { untilSoleDiglotOn } from '../lib/measure.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
 const autocannon = createRequire(join(root, 'bench/package.json'))('autocannon');
 const pg = createRequire(join(root, 'package.json'))('pg');
-const { LEASE_KEY } = await import(pathToFileURL(join(root, 'dist/storage/postgres/writer-lease.js')).href);
 const { values: options } = parseArgs({
   options: {
     builds: { type: 'string', default: 'dist' },
@@ -76,9 +75,7 @@ async function copyOfData(port) {
 const pgCopies = [];
 
 async function admin(work) {
-  const url = new URL(options.db);
-  url.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: url.href });
+  const client = new pg.Client({ connectionString: adminUrl(options.db) });
   await client.connect();
   try {
     return await work(client);
@@ -112,23 +109,6 @@ function stop(child) {
   const gone = new Promise((done) => child.once('exit', done));
   child.kill();
   return gone;
-}
-
-/** Until the server on database `db` holds the writer lease (it takes it 3 s after it finds itself alone there). */
-async function untilLeaseHeld(db) {
-  const url = new URL(db);
-  const adminUrl = new URL(db);
-  adminUrl.pathname = '/postgres';
-  const backends = new PgBackends(adminUrl.href, decodeURIComponent(url.pathname.slice(1)));
-  await backends.open();
-  try {
-    for (let waited = 0; !(await backends.holdsLock(LEASE_KEY)); waited += 200) {
-      if (waited > 10_000) throw new Error(`no server took the writer lease on ${url.pathname.slice(1)} within 10 s`);
-      await new Promise((done) => setTimeout(done, 200));
-    }
-  } finally {
-    await backends.close();
-  }
 }
 
 /** The workload's requests, with the ETags a revalidation sends fetched first. */
@@ -202,7 +182,7 @@ try {
     servers.push({ build, port, child, db, rounds: [] });
   }
   // On PostgreSQL each server, alone on its copy, takes the writer lease: measure it with the lease.
-  if (options.db.startsWith('postgres')) for (const server of servers) await untilLeaseHeld(server.db);
+  if (options.db.startsWith('postgres')) for (const server of servers) await untilSoleDiglotOn(server.db, root);
   for (const server of servers) server.requests = await requestsFor(`http://127.0.0.1:${server.port}`);
   for (const server of servers) await load(server, 2);
   for (let round = 0; round < Number(options.rounds); round++) {
