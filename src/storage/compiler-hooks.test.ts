@@ -162,6 +162,15 @@ describeEachDialect('compiler hooks', (ctx) => {
     expect(row?.b).toBe(JSON.stringify(Object.fromEntries(wide.map(([key, value]) => [key, Number(value)]))));
   });
 
+  it('writes keys holding % or quotes as they are, in narrow and wide objects', async () => {
+    const keys = ['100%', '%s', '%%', "it's", 'a"b', '%1$s'];
+    const narrow = keys.slice(0, 2).map((key): [string, string] => [key, `'v'`]);
+    const wide = keys.map((key, i): [string, string] => [key, String(i)]);
+    const [row] = await db.all<{ a: string; b: string }>(`SELECT ${h.jsonObject(narrow)} AS a, ${h.jsonObject(wide)} AS b`);
+    expect(row?.a).toBe('{"100%":"v","%s":"v"}');
+    expect(row?.b).toBe(JSON.stringify(Object.fromEntries(wide.map(([key, value]) => [key, Number(value)]))));
+  });
+
   it('contains and startsWith treat % and _ literally', async () => {
     const ids = async (where: string, value: string): Promise<string[]> =>
       (await db.all<{ id: string }>(`SELECT id FROM things WHERE ${where} ORDER BY id`, [value])).map((row) => row.id);
