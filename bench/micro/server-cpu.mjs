@@ -22,7 +22,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { adminUrl } from '../lib/dataset.mjs';
+import { adminUrl, databaseName, dropPgDatabase } from '../lib/dataset.mjs';
 import { untilSoleDiglotOn } from '../lib/measure.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -63,15 +63,15 @@ async function copyOfData(port) {
     return file;
   }
   const url = new URL(options.db);
-  const template = decodeURIComponent(url.pathname.slice(1));
   // Short and fixed: PostgreSQL cuts a name at 63 bytes, which could make two copies one.
-  const copy = `diglot_ab_${port}`;
-  await admin((client) => client.query(`DROP DATABASE IF EXISTS "${copy}" WITH (FORCE)`).then(() => client.query(`CREATE DATABASE "${copy}" TEMPLATE "${template}"`)));
-  pgCopies.push(copy);
-  url.pathname = `/${copy}`;
+  url.pathname = `/diglot_ab_${port}`;
+  await dropPgDatabase(url.href);
+  await admin((client) => client.query(`CREATE DATABASE "${databaseName(url.href)}" TEMPLATE "${databaseName(options.db)}"`));
+  pgCopies.push(url.href);
   return url.href;
 }
 
+/** The URLs of the PostgreSQL copies made, dropped at the end. */
 const pgCopies = [];
 
 async function admin(work) {
@@ -206,7 +206,5 @@ try {
 } finally {
   await Promise.all(servers.map((server) => stop(server.child)));
   rmSync(scratch, { recursive: true, force: true });
-  for (const copy of pgCopies) {
-    await admin((client) => client.query(`DROP DATABASE IF EXISTS "${copy}" WITH (FORCE)`)).catch((error) => console.error(`could not drop ${copy}: ${error.message}`));
-  }
+  for (const copy of pgCopies) await dropPgDatabase(copy).catch((error) => console.error(`could not drop ${databaseName(copy)}: ${error.message}`));
 }
