@@ -62,15 +62,18 @@ export interface Database extends SqlRunner {
 /**
  * A member of a JSON object built in SQL: its key, its value expression, and
  * what the value is. By default a plain SQL value (text, number, null, or a
- * `jsonBoolean` / `jsonFloat` / `jsonTimestamp`); `json` for a JSON column's
- * value (`jsonValue`: it may be an object or an array); `embedded` for JSON
- * text built by a nested subquery, which the object takes as it is.
+ * `jsonBoolean` / `jsonFloat`); `json` for a JSON column's value
+ * (`jsonValue`: it may be an object or an array); `timestamp` for a
+ * timestamp column as it is stored, which the dialect writes as an
+ * ISO-8601 UTC string with milliseconds (as `jsonTimestamp` does, but it
+ * may spell the string's quotes more cheaply); `embedded` for JSON text
+ * built by a nested subquery, which the object takes as it is.
  *
  * Every dialect builds JSON as text, spliced together and never parsed
  * again, so a nested object or array is just its subquery, and the root's
  * JSON is the text the driver returns.
  */
-export type JsonMember = readonly [key: string, value: string, kind?: 'json' | 'embedded'];
+export type JsonMember = readonly [key: string, value: string, kind?: 'json' | 'timestamp' | 'embedded'];
 
 /**
  * The small set of spellings in which the two SQL dialects differ. The
@@ -89,7 +92,7 @@ export interface SqlCompilerHooks {
   jsonArrayAgg(objectExpr: string, orderBy: string): string;
   /** A boolean column rendered as JSON true/false/null. */
   jsonBoolean(expr: string): string;
-  /** A timestamp column rendered as ISO-8601 UTC text with milliseconds. */
+  /** A timestamp column as ISO-8601 UTC text with milliseconds (a cursor's value; an object's member is a `timestamp` member). */
   jsonTimestamp(expr: string): string;
   /** A float rendered as the same JSON number text on every dialect (`10`, not `10.0`). */
   jsonFloat(expr: string): string;

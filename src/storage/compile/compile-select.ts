@@ -22,7 +22,9 @@ function memberKind(ctx: SqlContext, type: ResourceType, selection: Selection): 
   if (selection.kind === 'toOne' || selection.kind === 'toMany') return 'embedded';
   if (selection.kind !== 'column') return undefined;
   const field = ctx.field(type, selection.field);
-  return field.kind === 'scalar' && (field.list || field.scalar === 'JSON') ? 'json' : undefined;
+  if (field.kind !== 'scalar') return undefined;
+  if (field.list || field.scalar === 'JSON') return 'json';
+  return field.scalar === 'DateTime' ? 'timestamp' : undefined;
 }
 
 function compileSelection(ctx: SqlContext, type: ResourceType, alias: string, selection: Selection, order: readonly OrderKey[] | undefined): string {
@@ -72,11 +74,10 @@ function compileSelection(ctx: SqlContext, type: ResourceType, alias: string, se
   }
 }
 
-/** A scalar column as a JSON value of the right JSON type on every dialect. */
-export function jsonColumn(ctx: SqlContext, field: ScalarField, ref: string): string {
+/** A scalar column as a JSON value of the right JSON type on every dialect (a timestamp as it is: a `timestamp` member). */
+function jsonColumn(ctx: SqlContext, field: ScalarField, ref: string): string {
   if (field.list || field.scalar === 'JSON') return ctx.sql.jsonValue(ref);
   if (field.scalar === 'Boolean') return ctx.sql.jsonBoolean(ref);
-  if (field.scalar === 'DateTime') return ctx.sql.jsonTimestamp(ref);
   if (field.scalar === 'Float') return ctx.sql.jsonFloat(ref);
   return ref;
 }

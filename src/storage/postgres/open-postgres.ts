@@ -70,8 +70,10 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     statement_timeout: options.statementTimeoutMs ?? 30_000,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
     idleTimeoutMillis: options.idleTimeoutMs ?? 30_000,
-    // Timestamps are read and written in UTC whatever the server's zone.
-    options: '-c TimeZone=UTC',
+    // Timestamps are read and written in UTC whatever the server's zone, and
+    // a backslash in a string literal is itself whatever the server's
+    // setting (the compiled SQL writes JSON's quotes in `to_char` formats as `\"`).
+    options: '-c TimeZone=UTC -c standard_conforming_strings=on',
     types: typeParsers,
   });
   // Without these listeners a connection dying (server restart, network)
