@@ -72,13 +72,12 @@ describeEachDialect('compiler hooks', (ctx) => {
       ['data', h.jsonValue(`${alias}.data`), 'json'],
       ['tags', h.jsonValue(`${alias}.tags`), 'json'],
       ['kind', `'thing'`],
-      [
-        'parts',
-        `(SELECT ${h.jsonArrayAgg('d.j', 'd.r DESC')} FROM ` +
-          `(SELECT ${h.jsonObject([['id', 'p.id'], ['rank', 'p.rank']])} AS j, p.rank AS r FROM parts p WHERE p.thing_id = ${alias}.id) d)`,
-        'embedded',
-      ],
+      ['parts', list([['id', 'p.id'], ['rank', 'p.rank']], `FROM parts p WHERE p.thing_id = ${alias}.id`, 'p.rank', 'd.k DESC'), 'embedded'],
     ]);
+
+  /** `jsonArray` of the rows `from` selects, put in `order` on their `key` (d.k). */
+  const list = (members: JsonMember[], from: string, key: string, order = 'd.k'): string =>
+    h.jsonArray({ members, rows: (element) => `SELECT ${element} AS j, ${key} AS k ${from}`, derived: 'd', order });
 
   it('builds the same JSON object text for the same row', async () => {
     const rows = await db.all<{ j: string }>(`SELECT ${thingJson('t')} AS j FROM things t ORDER BY t.id`);
@@ -102,16 +101,39 @@ describeEachDialect('compiler hooks', (ctx) => {
     expect(rows.map((row) => row.j)).toEqual(['{"at":"2024-02-29T12:34:56.789Z","id":"a"}', '{"at":null,"id":"b"}', '{"at":"1999-12-31T23:59:59.000Z","id":"c"}']);
   });
 
-  it('aggregates whole objects into an ordered array, [] when there are none, embedded in an object', async () => {
-    const inObject = (aggregate: string): string => h.jsonObject([['a', aggregate, 'embedded']]);
-    const [row] = await db.all<{ j: string }>(
-      `SELECT ${inObject(`(SELECT ${h.jsonArrayAgg('d.j', 'd.k ASC')} FROM (SELECT ${h.jsonObject([['id', 't.id']])} AS j, t.id AS k FROM things t) d)`)} AS j`,
-    );
+  it('gathers whole objects into an ordered array, [] when there are none, embedded in an object', async () => {
+    const inObject = (array: string): string => h.jsonObject([['a', array, 'embedded']]);
+    const [row] = await db.all<{ j: string }>(`SELECT ${inObject(list([['id', 't.id']], 'FROM things t', 't.id'))} AS j`);
     expect(row?.j).toBe('{"a":[{"id":"a"},{"id":"b"},{"id":"c"}]}');
-    const [none] = await db.all<{ j: string }>(
-      `SELECT ${inObject(`(SELECT ${h.jsonArrayAgg(h.jsonObject([['id', 't.id']]), 't.id')} FROM things t WHERE t.id = 'zzz')`)} AS j`,
-    );
+    const [none] = await db.all<{ j: string }>(`SELECT ${inObject(list([['id', 't.id']], `FROM things t WHERE t.id = 'zzz'`, 't.id'))} AS j`);
     expect(none?.j).toBe('{"a":[]}');
+  });
+
+  it("keeps a page's own order when given none, as a page with a limit leaves it", async () => {
+    const page = h.jsonArray({
+      members: [['id', 't.id']],
+      rows: (element) => `SELECT ${element} AS j FROM things t ORDER BY t.id DESC LIMIT ${h.placeholder(0)}`,
+      derived: 'd',
+      order: '',
+    });
+    const [row] = await db.all<{ j: string }>(`SELECT ${page} AS j`, [2]);
+    expect(row?.j).toBe('[{"id":"c"},{"id":"b"}]');
+  });
+
+  it('writes each element as jsonObject writes it alone, for objects of every width, of one nested member, and of none', async () => {
+    const shapes: JsonMember[][] = [
+      [['name', 't.name']],
+      [['id', 't.id'], ['at', 't.at', 'timestamp']],
+      [['id', 't.id'], ['name', 't.name'], ['count', 't.count'], ['flag', h.jsonBoolean('t.flag')], ['at', 't.at', 'timestamp'], ['data', h.jsonValue('t.data'), 'json']],
+      Array.from({ length: 150 }, (_, i): JsonMember => [`k${i}%s`, i % 2 === 0 ? 't.name' : 't.count']),
+      [['parts', list([['id', 'p.id']], 'FROM parts p WHERE p.thing_id = t.id', 'p.id'), 'embedded']],
+      [],
+    ];
+    for (const members of shapes) {
+      const alone = await db.all<{ j: string }>(`SELECT ${h.jsonObject(members)} AS j FROM things t ORDER BY t.id`);
+      const [row] = await db.all<{ j: string }>(`SELECT ${list(members, 'FROM things t', 't.id')} AS j`);
+      expect(row?.j).toBe(`[${alone.map((object) => object.j).join(',')}]`);
+    }
   });
 
   it('embeds a to-one subquery object as an object, and a missing one as null', async () => {
@@ -125,7 +147,7 @@ describeEachDialect('compiler hooks', (ctx) => {
   });
 
   it('splices nested JSON in any position, beside values that end in a brace, in objects of any width', async () => {
-    const parts = `(SELECT ${h.jsonArrayAgg(h.jsonObject([['id', 'p.id']]), 'p.id ASC')} FROM parts p WHERE p.thing_id = t.id)`;
+    const parts = list([['id', 'p.id']], 'FROM parts p WHERE p.thing_id = t.id', 'p.id');
     const object = h.jsonObject([
       ['first', parts, 'embedded'],
       ['data', h.jsonValue('t.data'), 'json'],

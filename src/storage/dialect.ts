@@ -76,6 +76,24 @@ export interface Database extends SqlRunner {
 export type JsonMember = readonly [key: string, value: string, kind?: 'json' | 'timestamp' | 'embedded'];
 
 /**
+ * A page of records to be written as a JSON array of objects, one object a
+ * row, in the page's order.
+ */
+export interface JsonList {
+  /** Each object's members (as `jsonObject` takes them). */
+  readonly members: readonly JsonMember[];
+  /**
+   * The page's statement, selecting first the given expression (the
+   * dialect's JSON for one row) as `j`.
+   */
+  readonly rows: (element: string) => string;
+  /** An alias for the page as a derived table. */
+  readonly derived: string;
+  /** The order to put the page's rows in, on `derived`'s columns; '' to keep the page's own (the page then selects `j` alone). */
+  readonly order: string;
+}
+
+/**
  * The small set of spellings in which the two SQL dialects differ. The
  * compiler is written once against these hooks (as Kysely's are).
  */
@@ -85,11 +103,8 @@ export interface SqlCompilerHooks {
   quoteIdent(name: string): string;
   /** A JSON object from its members, in order. */
   jsonObject(members: readonly JsonMember[]): string;
-  /**
-   * Aggregate JSON objects (built by `jsonObject`) into an array in the
-   * given order, as text; `[]` for no rows.
-   */
-  jsonArrayAgg(objectExpr: string, orderBy: string): string;
+  /** A page of objects as a JSON array, as text: `[]` for no rows (see `JsonList`). */
+  jsonArray(list: JsonList): string;
   /** A boolean column rendered as JSON true/false/null. */
   jsonBoolean(expr: string): string;
   /** A timestamp column as ISO-8601 UTC text with milliseconds (a cursor's value; an object's member is a `timestamp` member). */

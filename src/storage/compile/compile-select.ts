@@ -12,9 +12,12 @@ import { sqlString, type SqlContext } from './sql-context.js';
  * whole tree is one statement (the technique Hasura and PostgREST use).
  */
 export function compileObject(ctx: SqlContext, node: ReadNode, alias: string, order?: readonly OrderKey[]): string {
+  return ctx.sql.jsonObject(compileMembers(ctx, node, alias, order));
+}
+
+function compileMembers(ctx: SqlContext, node: ReadNode, alias: string, order?: readonly OrderKey[]): JsonMember[] {
   const type = ctx.type(node.type);
-  const members = node.select.map((selection): JsonMember => [selection.key, compileSelection(ctx, type, alias, selection, order), memberKind(ctx, type, selection)]);
-  return ctx.sql.jsonObject(members);
+  return node.select.map((selection): JsonMember => [selection.key, compileSelection(ctx, type, alias, selection, order), memberKind(ctx, type, selection)]);
 }
 
 /** What `jsonObject` needs to know of a member's value: nested JSON, a JSON column's value, or a plain value. */
@@ -156,13 +159,14 @@ function pageConditions(ctx: SqlContext, source: RelationSource, node: ListNode,
 }
 
 /**
- * A relation's page as a JSON array: `(SELECT agg(j) FROM (SELECT object AS
- * j … ORDER BY … LIMIT n) d)`. The page leaves its subquery in order (an
- * ORDER BY with a LIMIT, which neither database merges into the aggregate),
- * so the aggregate keeps that order without sorting again, as PostgREST's
- * embedding does; only a page read from the end (`last: n`) arrives
- * backwards and is turned round by the aggregate's own ORDER BY on the
- * order keys the page selects beside its JSON.
+ * A relation's page as a JSON array, its rows gathered by the dialect's
+ * `jsonArray` from `SELECT object AS j … ORDER BY … LIMIT n` (SQLite's
+ * `(SELECT agg(j) FROM (…) d)`, PostgreSQL's `ARRAY(…)`). The page leaves
+ * its subquery in order (an ORDER BY with a LIMIT, which neither database
+ * merges into what gathers it), so its order is kept without sorting
+ * again, as PostgREST's embedding does; only a page read from the end
+ * (`last: n`) arrives backwards and is turned round on the order keys the
+ * page selects beside its JSON.
  *
  * Each object is built inside the page, not in the aggregate from columns
  * the page passes up: on SQLite that copy of every column through the
@@ -176,14 +180,15 @@ function compileNestedList(ctx: SqlContext, type: ResourceType, alias: string, f
   const source = relationSource(ctx, type, alias, fieldName);
   const derived = ctx.alias();
   // Compiled first: its parameters come first in the text.
-  const object = compileObject(ctx, node, source.alias, node.order);
+  const members = compileMembers(ctx, node, source.alias, node.order);
   const columns = orderColumns(ctx, source, node.order);
   const { fromEnd } = node.page;
   const keys = fromEnd ? columns.map((column, i) => `, ${column.expr} AS ${orderKeyColumn(i)}`).join('') : '';
   const where = pageConditions(ctx, source, node, columns);
-  const rows = selectPage(`${object} AS j${keys}`, source, where, compileOrderBy(columns, node.order, fromEnd), ctx.param(node.page.limit));
+  const orderBy = compileOrderBy(columns, node.order, fromEnd);
+  const limit = ctx.param(node.page.limit);
   const order = fromEnd ? compileOrderBy(derivedOrderColumns(derived, columns), node.order, false) : '';
-  return `(SELECT ${ctx.sql.jsonArrayAgg(`${derived}.j`, order)} FROM (${rows}) ${derived})`;
+  return ctx.sql.jsonArray({ members, rows: (element) => selectPage(`${element} AS j${keys}`, source, where, orderBy, limit), derived, order });
 }
 
 /** Used by the total count of a root list: the same rows without paging. */

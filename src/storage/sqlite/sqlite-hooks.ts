@@ -1,4 +1,4 @@
-import type { JsonMember, SqlCompilerHooks } from '../dialect.js';
+import type { JsonList, JsonMember, SqlCompilerHooks } from '../dialect.js';
 
 /**
  * SQLite's spellings. JSON is built by SQLite's JSON1 functions; values keep
@@ -110,8 +110,8 @@ export const sqliteHooks = Object.freeze({
   jsonObject,
   // The objects' text joined as it is (never parsed again), spliced into
   // the parent object by jsonObject. Yields '[]' for no rows.
-  jsonArrayAgg: (objectExpr: string, orderBy: string): string =>
-    `('[' || coalesce(group_concat(${objectExpr}, ','${orderBy === '' ? '' : ` ORDER BY ${orderBy}`}), '') || ']')`,
+  jsonArray: ({ members, rows, derived, order }: JsonList): string =>
+    `(SELECT ('[' || coalesce(group_concat(${derived}.j, ','${order === '' ? '' : ` ORDER BY ${order}`}), '') || ']') FROM (${rows(jsonObject(members))}) ${derived})`,
   /**
    * true and false as JSONB (SQLite ≥ 3.45), which json_object takes as JSON:
    * x'01' and x'02' are the one-byte JSONB elements TRUE and FALSE. They are
