@@ -14,8 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
-import { adminUrl, buildDataset, databaseName, dropPgDatabase, pgAvailable } from './lib/dataset.mjs';
+import { adminUrl, buildDataset, databaseName, dropPgDatabase, pgAvailable, withAdmin } from './lib/dataset.mjs';
 import { measure, PgBackends, untilSoleDiglot, warmUp } from './lib/measure.mjs';
 import { diglotNodeFlags, launchSpec, PEERS, peerByName, sqliteFileOf } from './lib/peers.mjs';
 import { machine, memory } from './lib/proc-stats.mjs';
@@ -118,10 +117,7 @@ function checkBuild() {
 async function environment() {
   let postgres;
   if (pgUrl !== undefined) {
-    const client = new pg.Client({ connectionString: adminUrl(pgUrl) });
-    await client.connect();
-    postgres = (await client.query('SHOW server_version')).rows[0].server_version;
-    await client.end();
+    postgres = await withAdmin(pgUrl, async (client) => (await client.query('SHOW server_version')).rows[0].server_version);
   }
   let os = `Linux ${release()}`;
   try {

@@ -59,26 +59,31 @@ export function databaseName(pgUrl) {
 
 /** True when PostgreSQL answers at that server. */
 export async function pgAvailable(pgUrl) {
-  const client = new pg.Client({ connectionString: adminUrl(pgUrl), connectionTimeoutMillis: 3000 });
+  return withAdmin(pgUrl, (client) => client.query('SELECT 1')).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Runs `work` with a connection to the server's `postgres` database, closed afterwards. */
+export async function withAdmin(pgUrl, work) {
+  const client = new pg.Client({ connectionString: adminUrl(pgUrl), connectionTimeoutMillis: 5000 });
+  await client.connect();
   try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return true;
-  } catch {
-    return false;
+    return await work(client);
   } finally {
-    await client.end().catch(() => undefined);
+    await client.end();
   }
 }
 
 export async function dropPgDatabase(pgUrl) {
-  const client = new pg.Client({ connectionString: adminUrl(pgUrl), connectionTimeoutMillis: 5000 });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS "${databaseName(pgUrl)}" WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
+  await withAdmin(pgUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${databaseName(pgUrl)}" WITH (FORCE)`));
+}
+
+/** Creates the database `pgUrl` names, empty or as a copy of the database `templateUrl` names. */
+export async function createPgDatabase(pgUrl, templateUrl) {
+  const template = templateUrl === undefined ? '' : ` TEMPLATE "${databaseName(templateUrl)}"`;
+  await withAdmin(pgUrl, (client) => client.query(`CREATE DATABASE "${databaseName(pgUrl)}"${template}`));
 }
 
 /**
@@ -127,13 +132,7 @@ export async function buildDataset({ root, dataDir, pgUrl, log, jsonServer = tru
 async function seedPostgres(where, pgUrl, filesDir, log) {
   const started = performance.now();
   await dropPgDatabase(pgUrl);
-  const admin = new pg.Client({ connectionString: adminUrl(pgUrl) });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE "${databaseName(pgUrl)}"`);
-  } finally {
-    await admin.end();
-  }
+  await createPgDatabase(pgUrl);
   await seedInto(where, pgUrl, filesDir);
   const client = new pg.Client({ connectionString: pgUrl });
   await client.connect();

@@ -22,12 +22,11 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { adminUrl, databaseName, dropPgDatabase } from '../lib/dataset.mjs';
+import { createPgDatabase, databaseName, dropPgDatabase } from '../lib/dataset.mjs';
 import { untilSoleDiglotOn } from '../lib/measure.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
 const autocannon = createRequire(join(root, 'bench/package.json'))('autocannon');
-const pg = createRequire(join(root, 'package.json'))('pg');
 const { values: options } = parseArgs({
   options: {
     builds: { type: 'string', default: 'dist' },
@@ -66,23 +65,13 @@ async function copyOfData(port) {
   // Short and fixed: PostgreSQL cuts a name at 63 bytes, which could make two copies one.
   url.pathname = `/diglot_ab_${port}`;
   await dropPgDatabase(url.href);
-  await admin((client) => client.query(`CREATE DATABASE "${databaseName(url.href)}" TEMPLATE "${databaseName(options.db)}"`));
+  await createPgDatabase(url.href, options.db);
   pgCopies.push(url.href);
   return url.href;
 }
 
 /** The URLs of the PostgreSQL copies made, dropped at the end. */
 const pgCopies = [];
-
-async function admin(work) {
-  const client = new pg.Client({ connectionString: adminUrl(options.db) });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 async function start(build, port) {
   const db = await copyOfData(port);
