@@ -5,11 +5,12 @@ import type { JsonList, JsonMember, SqlCompilerHooks } from '../dialect.js';
  * byte for byte what SQLite builds for the same row.
  *
  * JSON is spliced together as text, as on SQLite: each member's value is
- * written by `to_json` (the escaping and number format `row_to_json` uses),
- * nested objects and arrays are the text their subqueries built, and arrays
- * are the objects' text joined by `array_to_string` (`jsonArray`). No JSON
- * text is parsed again, and no record costs a subquery of its own. `json_build_object` and
- * `json_agg` would pad with spaces (`{"a" : 1}`, `[1, 2]`), and `row_to_json`
+ * written by `to_json` (the escaping and number format `row_to_json` uses)
+ * or, a timestamp, by `to_char`; nested objects and arrays are the text
+ * their subqueries built, and arrays are the objects' text joined by
+ * `array_to_string` (`jsonArray`). No JSON text is parsed again, and no
+ * record costs a subquery of its own. `json_build_object` and `json_agg`
+ * would pad with spaces (`{"a" : 1}`, `[1, 2]`), and `row_to_json`
  * over a one-row subquery per record (the earlier spelling) cost a subplan a
  * record: measured on the benchmark's data, splicing took the W5 statement
  * (50 users with 5 posts each) from about 540 to 475 µs of PostgreSQL's CPU.
@@ -19,18 +20,18 @@ const quoteIdent = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 const sqlString = (value: string): string => `'${value.replaceAll("'", "''")}'`;
 
 /**
- * `to_json` and `string_agg` need a known type, which a bare string literal
- * or parameter lacks; they are text. Other expressions carry their type.
+ * `to_json` needs a known type, which a bare string literal or parameter
+ * lacks; they are text. Other expressions carry their type.
  */
 function typed(expr: string): string {
   return /^'(?:[^']|'')*'$/.test(expr) || /^\$\d+$/.test(expr) || /^NULL$/i.test(expr) ? `${expr}::text` : expr;
 }
 
 /**
- * A member's value as JSON: nested JSON as it came (text), anything else
- * through `to_json`; SQL NULL is `null`. A JSON column's value is its text
+ * A member's value as JSON: nested JSON as it came (text), a timestamp by
+ * `to_char`, anything else through `to_json`; SQL NULL is `null`. A JSON column's value is its text
  * already (json keeps it as written). Values stay of type `json`: `||` and
- * `concat` take json as it is, where a cast to text would copy it twice
+ * `format` take json as it is, where a cast to text would copy it twice
  * more (json has no binary cast to text; 5 members of 100,000 posts: 190 →
  * 165 ms).
  */
