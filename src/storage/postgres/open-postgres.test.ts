@@ -137,6 +137,44 @@ describePostgres('openPostgres', (ctx) => {
     expect(await db.all('SELECT 1 AS ok')).toEqual([{ ok: 1 }]);
   });
 
+  it('answers or fails as DATABASE_UNAVAILABLE, never hangs, while its connections are killed under load, then serves again and closes', async () => {
+    const db = await ctx.open({ poolSize: 4 });
+    const database = decodeURIComponent(new URL(ctx.url).pathname.slice(1));
+    const admin = new pg.Client({ connectionString: adminUrl() });
+    await admin.connect();
+    const failures: unknown[] = [];
+    let answered = 0;
+    let killed = 0;
+    const read = async (i: number): Promise<void> => {
+      try {
+        expect(await db.all('SELECT $1::int AS i, pg_sleep(0.002) AS slept', [i])).toEqual([{ i, slept: '' }]);
+        answered++;
+      } catch (error) {
+        failures.push(error);
+      }
+    };
+    try {
+      for (let round = 0; round < 10; round++) {
+        const reads = Array.from({ length: 20 }, (_, i) => read(round * 20 + i));
+        const result = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
+        killed += result.rowCount ?? 0;
+        await Promise.all(reads);
+      }
+    } finally {
+      await admin.end();
+    }
+    expect(killed).toBeGreaterThan(0);
+    expect(answered).toBeGreaterThan(0);
+    for (const failure of failures) expect(failure).toMatchObject({ code: 'DATABASE_UNAVAILABLE' });
+    // A connection the last kill left dead in the pool may fail once more; then every read is served.
+    const after: boolean[] = [];
+    for (let i = 0; i < 20; i++) after.push(await db.all('SELECT 1 AS ok').then(() => true, () => false));
+    expect(after.filter((ok) => !ok).length).toBeLessThanOrEqual(4);
+    expect(after.slice(-10)).toEqual(Array(10).fill(true));
+    // Nothing left waiting on a connection that will never answer.
+    await db.close();
+  });
+
   it('survives the server killing an idle connection, and logs it', async () => {
     const warnings: string[] = [];
     const db: Database = await openPostgres(ctx.url, { poolSize: 1, logger: { warn: (_fields, message) => warnings.push(message) } });
