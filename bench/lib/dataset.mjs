@@ -68,11 +68,12 @@ export async function pgAvailable(pgUrl) {
 /** Runs `work` with a connection to the server's `postgres` database, closed afterwards. */
 export async function withAdmin(pgUrl, work) {
   const client = new pg.Client({ connectionString: adminUrl(pgUrl), connectionTimeoutMillis: 5000 });
-  await client.connect();
   try {
+    await client.connect();
     return await work(client);
   } finally {
-    await client.end();
+    // Also after a failed connect, which would otherwise leave its socket to the collector.
+    await client.end().catch(() => undefined);
   }
 }
 

@@ -29,11 +29,11 @@ function typed(expr: string): string {
 
 /**
  * A member's value as JSON: nested JSON as it came (text), a timestamp by
- * `to_char`, anything else through `to_json`; SQL NULL is `null`. A JSON column's value is its text
- * already (json keeps it as written). Values stay of type `json`: `||` and
- * `format` take json as it is, where a cast to text would copy it twice
- * more (json has no binary cast to text; 5 members of 100,000 posts: 190 →
- * 165 ms).
+ * `to_char`, anything else through `to_json`; SQL NULL is `null`. A JSON
+ * column's value is its text already (json keeps it as written). Values
+ * stay of type `json`: `||` and `format` take json as it is, where a cast
+ * to text would copy it twice more (json has no binary cast to text; 5
+ * members of 100,000 posts: 190 → 165 ms).
  */
 function memberText([, value, kind]: JsonMember): string {
   if (kind === 'embedded') return value;
