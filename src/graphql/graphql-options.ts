@@ -6,25 +6,19 @@
 export interface GraphqlLimits {
   /** Lexical tokens in a document (the parser stops counting there). */
   readonly maxTokens: number;
-  /** Nesting of fields below the root (introspection has its own rule). */
-  readonly maxDepth: number;
   /** Aliased fields in an operation, counting each fragment use. */
   readonly maxAliases: number;
   /** Fields at the root of an operation: each is one statement. */
   readonly maxRootFields: number;
   /** Directive uses in an operation. */
   readonly maxDirectives: number;
-  /** Estimated rows: each list costs its page size times what it holds. */
-  readonly maxCost: number;
 }
 
 export const DEFAULT_GRAPHQL_LIMITS: GraphqlLimits = Object.freeze({
   maxTokens: 2000,
-  maxDepth: 12,
   maxAliases: 30,
   maxRootFields: 20,
   maxDirectives: 50,
-  maxCost: 50_000,
 });
 
 export interface PersistedDocumentsOptions {

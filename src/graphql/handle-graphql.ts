@@ -3,13 +3,13 @@ import { cacheControlHeader } from '../engine/cache-policy.js';
 import type { Engine } from '../engine/engine.js';
 import { ApiError, isApiError } from '../errors/api-error.js';
 import type { PlanLimits } from '../plan/build-read.js';
-import { tooComplex } from './document/check-limits.js';
+import { checkCost, planCost } from '../plan/limits.js';
 import { variableErrorCode, withCode } from './document/input-error-code.js';
 import { createDocumentPreparer } from './document/prepare-document.js';
 import { compileOperation } from './execute/compile-operation.js';
 import { createDocumentFacts, type OperationFacts } from './execute/operation-facts.js';
 import { OperationTemplates, type BoundOperation } from './execute/operation-templates.js';
-import { planReads, runOperation } from './execute/run-operation.js';
+import { planReads, runOperation, type PlannedRead } from './execute/run-operation.js';
 import type { ResolvedGraphqlOptions } from './graphql-options.js';
 import type { GraphqlParams } from './http/graphql-params.js';
 import { GRAPHQL_RESPONSE_JSON, type JSON_MEDIA } from './http/negotiate.js';
@@ -94,26 +94,19 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
     chosen: OperationFacts,
     rawVariables: Readonly<Record<string, unknown>>,
     templateKey: string | undefined,
-  ): BoundOperation | { readonly errors: readonly GraphQLError[] } => {
+  ): BoundOperation | { readonly errors: readonly unknown[] } => {
     const { operation, fragments } = chosen;
     const coerced = getVariableValues(generated.schema, operation.variableDefinitions ?? [], rawVariables, { maxErrors: 50 });
     if (coerced.errors !== undefined) {
       return { errors: coerced.errors.map((error) => withCode(error, variableErrorCode(error, generated.inputs))) };
     }
-    const compiled = compileOperation({ schema: generated.schema, fragments, variables: coerced.coerced, generated, planLimits }, operation);
-    if (compiled.cost > options.limits.maxCost) {
-      return {
-        errors: [
-          tooComplex(
-            `The operation may read about ${Math.round(compiled.cost)} rows; the limit is ${options.limits.maxCost} (maxCost). Ask for smaller pages or less nesting.`,
-            'maxCost',
-          ),
-        ],
-      };
-    }
-    // Mutations plan as they run, each after the writes before it.
-    if (operation.operation !== OperationTypeNode.QUERY) return { steps: compiled.steps, reads: undefined };
-    const reads = planReads({ engine, planLimits }, compiled.steps);
+    const compiled = compileOperation({ schema: generated.schema, fragments, variables: coerced.coerced, generated }, operation);
+    const isQuery = operation.operation === OperationTypeNode.QUERY;
+    // Mutations plan their reads as they run, each after the writes before it; planned here too, so the limits refuse them before any write.
+    const reads = planReads({ engine, planLimits }, compiled.steps, isQuery ? undefined : '');
+    const refused = operationLimits(reads, planLimits);
+    if (refused !== undefined) return { errors: [refused] };
+    if (!isQuery) return { steps: compiled.steps, reads: undefined };
     if (templateKey !== undefined) templates.remember(templateKey, chosen.slots, compiled, reads);
     return { steps: compiled.steps, reads };
   };
@@ -211,6 +204,26 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
   };
 
   return { generated, handle, httpError };
+}
+
+/**
+ * The plan limits over the whole operation: a root field over them refuses
+ * the request (no data), as does the cost of all root fields together.
+ */
+function operationLimits(reads: readonly (PlannedRead | undefined)[], limits: PlanLimits): ApiError | undefined {
+  let cost = 0;
+  for (const read of reads) {
+    if (read === undefined) continue;
+    if ('plan' in read) cost += planCost(read.plan);
+    else if (isApiError(read.error) && read.error.code === 'QUERY_TOO_COMPLEX') return read.error;
+  }
+  try {
+    checkCost(cost, limits);
+    return undefined;
+  } catch (error) {
+    if (isApiError(error)) return error;
+    throw error;
+  }
 }
 
 /** What a request's parameters alone decide (see `derivedOf`). */

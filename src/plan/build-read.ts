@@ -3,6 +3,7 @@ import type { Field, Model, ResourceType } from '../schema/model.js';
 import { suggest } from '../util/suggest.js';
 import { buildFilter, type FilterInput } from './build-filter.js';
 import { cursorSignature, decodeCursor, orderSignature } from './cursor.js';
+import { checkCost, checkNesting, planCost, type PlanLimits } from './limits.js';
 import type { Cursor, ListNode, OrderKey, Page, Param, ReadNode, ReadPlan, Selection } from './read-plan.js';
 
 /**
@@ -11,14 +12,7 @@ import type { Cursor, ListNode, OrderKey, Page, Param, ReadNode, ReadPlan, Selec
  * `FieldRequest`s; from here on the two styles are the same question.
  */
 
-export interface PlanLimits {
-  /** Rows in a page when the client does not say. */
-  readonly defaultPageSize: number;
-  /** The hard maximum of any page, at any depth. */
-  readonly maxPageSize: number;
-}
-
-export const DEFAULT_LIMITS: PlanLimits = Object.freeze({ defaultPageSize: 20, maxPageSize: 100 });
+export { DEFAULT_LIMITS, type PlanLimits } from './limits.js';
 
 export interface ListArgs {
   readonly filter?: FilterInput | undefined;
@@ -53,6 +47,8 @@ export interface PlanOptions {
 
 class Params {
   readonly values: unknown[] = [];
+  /** Embedded relations so far, counted as they are built (see `enter`). */
+  relations = 0;
   add = (value: unknown): Param => {
     this.values.push(value);
     return { param: this.values.length - 1 };
@@ -62,8 +58,8 @@ class Params {
 export function planReadOne(model: Model, typeName: string, id: string, select: readonly FieldRequest[], options: PlanOptions): ReadPlan {
   const params = new Params();
   const type = resourceType(model, typeName);
-  const node = buildNode(model, params, type, select, options, typeName);
-  return freeze({ kind: 'read', root: { kind: 'one', node, id: params.add(id) }, params: params.values });
+  const node = buildNode(model, params, type, select, options, typeName, 1);
+  return checked(freeze({ kind: 'read', root: { kind: 'one', node, id: params.add(id) }, params: params.values }), options.limits);
 }
 
 export interface ListPlanOptions extends PlanOptions {
@@ -91,13 +87,25 @@ export function planReadList(
     type = resourceType(model, field.target);
     parent = { type: parentType.name, field: field.name, id: params.add(options.parent.id) };
   }
-  const node = buildListNode(model, params, type, select, args, options, type.plural);
-  return freeze({ kind: 'read', root: { kind: 'list', node, parent, totalCount: options.totalCount === true }, params: params.values });
+  const node = buildListNode(model, params, type, select, args, options, type.plural, 1);
+  return checked(freeze({ kind: 'read', root: { kind: 'list', node, parent, totalCount: options.totalCount === true }, params: params.values }), options.limits);
 }
 
-function buildNode(model: Model, params: Params, type: ResourceType, select: readonly FieldRequest[], options: PlanOptions, path: string): ReadNode {
-  const selections = select.map((request) => buildSelection(model, params, type, request, options, path));
+function checked(plan: ReadPlan, limits: PlanLimits): ReadPlan {
+  checkCost(planCost(plan), limits);
+  return plan;
+}
+
+function buildNode(model: Model, params: Params, type: ResourceType, select: readonly FieldRequest[], options: PlanOptions, path: string, depth: number): ReadNode {
+  const selections = select.map((request) => buildSelection(model, params, type, request, options, path, depth));
   return { type: type.name, select: selections };
+}
+
+/** The level of an embedded relation's records, once the limits allow it. */
+function enter(params: Params, limits: PlanLimits, depth: number): number {
+  params.relations += 1;
+  checkNesting(depth + 1, params.relations, limits);
+  return depth + 1;
 }
 
 function buildListNode(
@@ -108,18 +116,19 @@ function buildListNode(
   args: ListArgs,
   options: PlanOptions,
   path: string,
+  depth: number,
 ): ListNode {
   const filter =
     args.filter === undefined
       ? undefined
       : buildFilter({ model, param: params.add, fromText: options.fromText, path: `${path}.filter` }, type, args.filter);
   const order = buildOrder(type, args.orderBy ?? [], args.after ?? args.before, path);
-  const node = buildNode(model, params, type, select, options, path);
+  const node = buildNode(model, params, type, select, options, path, depth);
   const page = buildPage(params, order, args, options.limits, path);
   return { ...node, filter, order, page };
 }
 
-function buildSelection(model: Model, params: Params, type: ResourceType, request: FieldRequest, options: PlanOptions, path: string): Selection {
+function buildSelection(model: Model, params: Params, type: ResourceType, request: FieldRequest, options: PlanOptions, path: string, depth: number): Selection {
   if ('typename' in request) return { kind: 'constant', key: request.key, value: type.name };
   if ('cursor' in request) return { kind: 'cursor', key: request.key };
   if ('countOf' in request) {
@@ -147,13 +156,15 @@ function buildSelection(model: Model, params: Params, type: ResourceType, reques
       // A to-one relation without a sub-selection is its id, as written.
       if (request.select === undefined) return { kind: 'column', key: request.key, field: field.name };
       const target = resourceType(model, field.target);
-      return { kind: 'toOne', key: request.key, field: field.name, node: buildNode(model, params, target, request.select, options, here) };
+      const inner = enter(params, options.limits, depth);
+      return { kind: 'toOne', key: request.key, field: field.name, node: buildNode(model, params, target, request.select, options, here, inner) };
     }
     case 'toMany':
     case 'manyToMany': {
       const target = resourceType(model, field.target);
       const select = request.select ?? [{ key: 'id', field: 'id' }];
-      return { kind: 'toMany', key: request.key, field: field.name, node: buildListNode(model, params, target, select, request.list ?? {}, options, here) };
+      const inner = enter(params, options.limits, depth);
+      return { kind: 'toMany', key: request.key, field: field.name, node: buildListNode(model, params, target, select, request.list ?? {}, options, here, inner) };
     }
   }
 }

@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Engine } from '../engine/engine.js';
-import { DEFAULT_LIMITS, type PlanLimits } from '../plan/build-read.js';
+import { resolvePlanLimits, type PlanLimits } from '../plan/limits.js';
 import { ApiError } from '../errors/api-error.js';
 import { PROBLEM_CONTENT_TYPE, problemOf } from '../rest/problem.js';
 import { registerRestApi } from '../rest/rest-api.js';
@@ -12,7 +12,8 @@ import { installErrorHandling } from './error-handler.js';
 
 export interface ServerOptions {
   readonly engine: Engine;
-  readonly limits?: PlanLimits;
+  /** Page sizes, depth, breadth and cost of a read: the same for both styles. */
+  readonly limits?: Partial<PlanLimits>;
   /** Largest JSON body accepted, in bytes. */
   readonly bodyLimit?: number;
   readonly requireIfMatch?: boolean;
@@ -84,9 +85,10 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     // multipart/form-data for uploads, in both styles (streamed; a text part may be as large as a JSON body).
     await app.register(multipart, { limits: multipartLimits(engine.files.limits, options.bodyLimit ?? 1024 * 1024) });
   }
-  registerRestApi(app, { engine, limits: options.limits ?? DEFAULT_LIMITS, requireIfMatch: options.requireIfMatch === true });
-  registerGraphqlApi(app, { engine, limits: options.limits ?? DEFAULT_LIMITS, graphql: { exposeInternals: options.exposeInternals, ...options.graphql } });
-  registerOpenApi(app, { engine, limits: options.limits ?? DEFAULT_LIMITS, requireIfMatch: options.requireIfMatch === true });
+  const limits = resolvePlanLimits(options.limits);
+  registerRestApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true });
+  registerGraphqlApi(app, { engine, limits, graphql: { exposeInternals: options.exposeInternals, ...options.graphql } });
+  registerOpenApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true });
   await app.ready();
   return app;
 }

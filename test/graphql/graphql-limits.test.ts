@@ -92,7 +92,7 @@ describeEachDialect('GraphQL limits on hostile queries', (ctx) => {
 describeEachDialect('GraphQL in production mode', (ctx) => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer(() => ctx.open(), { seed: false, server: { graphql: { hideSuggestions: true, limits: { maxDepth: 3 } } } });
+    server = await startServer(() => ctx.open(), { seed: false, server: { graphql: { hideSuggestions: true }, limits: { maxDepth: 3 } } });
   });
   afterAll(async () => {
     await server.close();

@@ -8,12 +8,6 @@ const check = (text: string, limits: Partial<GraphqlLimits> = {}): ReturnType<ty
   checkLimits(parse(text), { ...DEFAULT_GRAPHQL_LIMITS, ...limits });
 
 describe('checkLimits', () => {
-  it('measures depth below the root fields, through fragments', () => {
-    expect(check('{ a { b { c } } }', { maxDepth: 2 })).toEqual([]);
-    expect(limitsOf(check('{ a { b { c { d } } } }', { maxDepth: 2 }))).toEqual(['maxDepth']);
-    expect(limitsOf(check('{ a { ...F } } fragment F on T { b { ... on T { c { d } } } }', { maxDepth: 2 }))).toEqual(['maxDepth']);
-  });
-
   it('counts aliases, directives and root fields as executed (each fragment use counts)', () => {
     const doc = '{ ...F ...F } fragment F on Query { x: a y: b @skip(if: false) }';
     expect(limitsOf(check(doc, { maxAliases: 3 }))).toEqual(['maxAliases']);
@@ -23,10 +17,10 @@ describe('checkLimits', () => {
   });
 
   it('reports every limit a document breaks, naming it in the message', () => {
-    const errors = check('{ x: a { b { c } } y: d @include(if: true) }', { maxDepth: 1, maxAliases: 1, maxRootFields: 1, maxDirectives: 0 });
-    expect(limitsOf(errors)).toEqual(['maxDepth', 'maxAliases', 'maxRootFields', 'maxDirectives']);
+    const errors = check('{ x: a { b { c } } y: d @include(if: true) }', { maxAliases: 0, maxRootFields: 1, maxDirectives: 0 });
+    expect(limitsOf(errors)).toEqual(['maxAliases', 'maxRootFields', 'maxDirectives']);
     expect(errors.every((error) => error.extensions['code'] === 'QUERY_TOO_COMPLEX')).toBe(true);
-    expect(errors[0]?.message).toBe('The operation nests fields 2 levels deep; the limit is 1 (maxDepth).');
+    expect(errors[0]?.message).toBe('The operation uses 2 aliases; the limit is 0 (maxAliases).');
   });
 
   it('stays fast on fragments that double at every level, and on cycles', () => {
@@ -38,8 +32,8 @@ describe('checkLimits', () => {
     expect(check('{ ...A } fragment A on T { ...B } fragment B on T { ...A }')).toEqual([]);
   });
 
-  it('leaves introspection out of depth but refuses a schema list inside itself', () => {
-    expect(check('{ __schema { types { fields { type { ofType { ofType { ofType { name } } } } } } } }', { maxDepth: 2 })).toEqual([]);
+  it('lets introspection nest ofType but refuses a schema list inside itself', () => {
+    expect(check('{ __schema { types { fields { type { ofType { ofType { ofType { name } } } } } } } }')).toEqual([]);
     expect(limitsOf(check('{ __type(name: "T") { fields { type { fields { name } } } } }'))).toEqual(['introspection']);
     expect(limitsOf(check('{ __schema { ...S } } fragment S on __Schema { types { ...T } } fragment T on __Type { fields { type { ...T } } }'))).toEqual([
       'introspection',

@@ -7,14 +7,14 @@ import type { GraphqlLimits } from '../graphql-options.js';
  * so a hostile document must be refused before it gets there).
  *
  * Fragments are expanded as execution would expand them, with each
- * fragment's figures computed once, so a document cannot hide a deep or
+ * fragment's figures computed once, so a document cannot hide an
  * alias-heavy selection behind fragments, nor make this check slow with a
  * fragment that spreads another twice, and so on. Cycles are left to
  * graphql-js (NoFragmentCyclesRule): here a cycle counts as nothing.
  *
- * Introspection (`__schema`, `__type`) is not counted in depth: the standard
- * introspection query nests `ofType` deeply but cheaply. What makes
- * introspection explode is re-entering a list of the schema below itself
+ * Depth, breadth and cost of data are the plan's to check (plan/limits.ts),
+ * the same for both styles. Introspection nests `ofType` deeply but cheaply;
+ * what makes it explode is re-entering a list of the schema below itself
  * (`types { fields { type { fields { … } } } }`), so each of those lists may
  * appear once on a path.
  */
@@ -37,8 +37,6 @@ export function checkLimits(document: DocumentNode, limits: GraphqlLimits): Grap
         errors.push(tooComplex(`${name} ${what.replace('#', shown)}; the limit is ${limits[limit]} (${limit}).`, limit));
       }
     };
-    // Depth counts levels below the root fields: `{ users { posts { title } } }` is 2 deep.
-    over(Math.max(0, tally.depth - 1), 'maxDepth', 'nests fields # levels deep');
     over(tally.aliases, 'maxAliases', 'uses # aliases');
     over(roots, 'maxRootFields', 'has # root fields');
     over(directives, 'maxDirectives', 'uses # directives');
@@ -55,12 +53,11 @@ export function tooComplex(message: string, limit: string): GraphQLError {
 }
 
 interface Tally {
-  readonly depth: number;
   readonly aliases: number;
   readonly directives: number;
 }
 
-const NOTHING: Tally = { depth: 0, aliases: 0, directives: 0 };
+const NOTHING: Tally = { aliases: 0, directives: 0 };
 const INTROSPECTION_ROOTS = new Set(['__schema', '__type']);
 /** Introspection fields returning lists of schema elements. */
 const INTROSPECTION_LISTS = new Set(['types', 'fields', 'inputFields', 'interfaces', 'possibleTypes', 'enumValues', 'args', 'directives']);
@@ -72,29 +69,23 @@ class Counter {
   constructor(private readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>) {}
 
   tally(set: SelectionSetNode): Tally {
-    let depth = 0;
     let aliases = 0;
     let directives = 0;
     for (const selection of set.selections) {
       directives += selection.directives?.length ?? 0;
       let inner: Tally = NOTHING;
-      let levels = 0;
       if (selection.kind === Kind.FIELD) {
         if (selection.alias !== undefined) aliases += 1;
         if (selection.selectionSet !== undefined) inner = this.tally(selection.selectionSet);
-        levels = INTROSPECTION_ROOTS.has(selection.name.value) ? 0 : 1 + inner.depth;
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         inner = this.tally(selection.selectionSet);
-        levels = inner.depth;
       } else {
         inner = this.fragmentTally(selection.name.value);
-        levels = inner.depth;
       }
-      depth = Math.max(depth, levels);
       aliases += inner.aliases;
       directives += inner.directives;
     }
-    return { depth, aliases, directives };
+    return { aliases, directives };
   }
 
   private fragmentTally(name: string): Tally {

@@ -1,5 +1,5 @@
 import { getArgumentValues, type FieldNode, type GraphQLObjectType } from 'graphql';
-import type { FieldRequest, ListArgs, PlanLimits } from '../../plan/build-read.js';
+import type { FieldRequest, ListArgs } from '../../plan/build-read.js';
 import type { FilterInput } from '../../plan/build-filter.js';
 import type { OrderKey } from '../../plan/read-plan.js';
 import type { GeneratedSchema } from '../schema/roles.js';
@@ -7,28 +7,15 @@ import { collectFields, type OperationScope } from './collect-fields.js';
 
 export interface SelectionContext extends OperationScope {
   readonly generated: GeneratedSchema;
-  readonly planLimits: PlanLimits;
 }
 
-/**
- * A selection as the planner's `FieldRequest`s, with its estimated cost:
- * the rows it may read for one record. A to-one relation costs its row plus
- * its selection; a list costs its page size times (its row plus its
- * selection); a count costs one. So cost grows with list sizes multiplied
- * down the tree, which is what makes nested lists expensive.
- */
-export interface BuiltSelection {
-  readonly select: readonly FieldRequest[];
-  readonly cost: number;
-}
-
-export function buildSelection(ctx: SelectionContext, typeName: string, parents: readonly FieldNode[]): BuiltSelection {
+/** A selection as the planner's `FieldRequest`s (the planner checks depth, breadth and cost: plan/limits.ts). */
+export function buildSelection(ctx: SelectionContext, typeName: string, parents: readonly FieldNode[]): FieldRequest[] {
   const type = ctx.schema.getType(typeName) as GraphQLObjectType;
   const roles = ctx.generated.objects.get(typeName);
   if (roles === undefined) throw new Error(`No field roles for ${typeName}`);
   const sets = parents.flatMap((node) => (node.selectionSet === undefined ? [] : [node.selectionSet]));
   const select: FieldRequest[] = [];
-  let cost = 0;
   for (const [key, nodes] of collectFields(ctx, type, sets)) {
     const node = nodes[0] as FieldNode;
     const name = node.name.value;
@@ -49,22 +36,17 @@ export function buildSelection(ctx: SelectionContext, typeName: string, parents:
         break;
       }
       case 'toOne': {
-        const inner = buildSelection(ctx, role.target.name, nodes);
-        select.push({ key, field: role.field, select: inner.select });
-        cost += 1 + inner.cost;
+        select.push({ key, field: role.field, select: buildSelection(ctx, role.target.name, nodes) });
         break;
       }
       case 'list': {
         const list = listArgsOf(getArgumentValues(definition, node, ctx.variables));
-        const inner = buildSelection(ctx, role.target.name, nodes);
-        select.push({ key, field: role.field, select: inner.select, list });
-        cost += pageSize(list, ctx.planLimits) * (1 + inner.cost);
+        select.push({ key, field: role.field, select: buildSelection(ctx, role.target.name, nodes), list });
         break;
       }
       case 'count': {
         const args = getArgumentValues(definition, node, ctx.variables);
         select.push({ key, countOf: role.field, filter: filterOf(args['filter']) });
-        cost += 1;
         break;
       }
       case 'cursor':
@@ -72,13 +54,7 @@ export function buildSelection(ctx: SelectionContext, typeName: string, parents:
         break;
     }
   }
-  return { select, cost };
-}
-
-/** Rows a list may return: its `first`/`last`, or the default page, never above the maximum. */
-export function pageSize(list: ListArgs, limits: PlanLimits): number {
-  const asked = list.first ?? list.last ?? limits.defaultPageSize;
-  return Math.max(0, Math.min(asked, limits.maxPageSize));
+  return select;
 }
 
 /** Coerced list arguments in the planner's terms; a GraphQL `null` means "not given". */

@@ -2,7 +2,7 @@ import { getArgumentValues, GraphQLError, OperationTypeNode, type FieldNode, typ
 import type { FieldRequest, ListArgs } from '../../plan/build-read.js';
 import type { FilterInput } from '../../plan/build-filter.js';
 import type { RootRole } from '../schema/roles.js';
-import { buildSelection, filterOf, listArgsOf, pageSize, type SelectionContext } from './build-selection.js';
+import { buildSelection, filterOf, listArgsOf, type SelectionContext } from './build-selection.js';
 import { collectFields } from './collect-fields.js';
 
 /**
@@ -30,8 +30,6 @@ export type RootStep =
 
 export interface CompiledOperation {
   readonly steps: readonly RootStep[];
-  /** Estimated rows read by the whole operation (see BuiltSelection). */
-  readonly cost: number;
 }
 
 export function compileOperation(ctx: SelectionContext, operation: OperationDefinitionNode): CompiledOperation {
@@ -39,7 +37,6 @@ export function compileOperation(ctx: SelectionContext, operation: OperationDefi
   const rootType = (isMutation ? ctx.schema.getMutationType() : ctx.schema.getQueryType()) as GraphQLObjectType;
   const roles = isMutation ? ctx.generated.mutation : ctx.generated.query;
   const steps: RootStep[] = [];
-  let cost = 0;
   for (const [key, nodes] of collectFields(ctx, rootType, [operation.selectionSet])) {
     const node = nodes[0] as FieldNode;
     const name = node.name.value;
@@ -57,14 +54,13 @@ export function compileOperation(ctx: SelectionContext, operation: OperationDefi
     const nullable = role.kind === 'one' || role.kind === 'delete';
     try {
       const args = getArgumentValues(definition, node, ctx.variables);
-      const built = role.kind === 'count' ? { select: [], cost: 0 } : buildSelection(ctx, role.type.name, nodes);
+      const select = role.kind === 'count' ? [] : buildSelection(ctx, role.type.name, nodes);
       const list = role.kind === 'list' ? listArgsOf(args) : undefined;
-      steps.push({ kind: 'data', key, nodes, role, nullable, args, select: built.select, list, filter: filterOf(args['filter']) });
-      cost += list === undefined ? 1 + built.cost : pageSize(list, ctx.planLimits) * (1 + built.cost);
+      steps.push({ kind: 'data', key, nodes, role, nullable, args, select, list, filter: filterOf(args['filter']) });
     } catch (error) {
       if (!(error instanceof GraphQLError)) throw error;
       steps.push({ kind: 'failed', key, nodes, nullable, error });
     }
   }
-  return { steps, cost };
+  return { steps };
 }

@@ -126,12 +126,17 @@ async function settle(work: () => Promise<string>): Promise<FieldOutcome> {
   }
 }
 
-/** The read plan of every data step of a query, by step index (undefined for the steps that are not data). */
-export function planReads(ctx: PlanContext, steps: readonly RootStep[]): (PlannedRead | undefined)[] {
+/**
+ * The read plan of every data step of a query, by step index (undefined for
+ * the steps that are not data). With `readBackId`, the steps are a
+ * mutation's and each plan is the read of its record, with that id.
+ */
+export function planReads(ctx: PlanContext, steps: readonly RootStep[], readBackId?: string): (PlannedRead | undefined)[] {
   return steps.map((step) => {
     if (step.kind !== 'data') return undefined;
     try {
-      return { plan: readPlanOf(ctx, step) };
+      if (readBackId === undefined) return { plan: readPlanOf(ctx, step) };
+      return { plan: planReadOne(ctx.engine.model, step.role.type.name, readBackId, step.select, { limits: ctx.planLimits, fromText: false }) };
     } catch (error) {
       return { error };
     }

@@ -1,4 +1,4 @@
-import { DEFAULT_LIMITS, type PlanLimits } from '../../plan/build-read.js';
+import { resolvePlanLimits, type PlanLimits } from '../../plan/limits.js';
 import type { Model } from '../../schema/model.js';
 import { componentNames } from './component-names.js';
 import { enumSchemas } from './field-schemas.js';
@@ -22,7 +22,7 @@ export interface OpenApiOptions {
   readonly version?: string;
   readonly description?: string;
   /** Page sizes, as the server enforces them. */
-  readonly limits?: PlanLimits;
+  readonly limits?: Partial<PlanLimits>;
   /** The server answers 428 to writes without If-Match. */
   readonly requireIfMatch?: boolean;
   /** The server has a file store: upload routes, /files and multipart bodies are described. */
@@ -37,7 +37,7 @@ export interface OpenApiOptions {
  */
 export function buildOpenApiDocument(model: Model, options: OpenApiOptions = {}): OpenApiDocument {
   const names = componentNames(model);
-  const limits = options.limits ?? DEFAULT_LIMITS;
+  const limits = resolvePlanLimits(options.limits);
   const schemas: Record<string, JsonSchema> = {};
   const parameters: Record<string, Parameter> = sharedParameters(limits);
   const paths: Record<string, PathItem> = {};
