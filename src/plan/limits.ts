@@ -24,7 +24,7 @@ export const DEFAULT_LIMITS: PlanLimits = Object.freeze({ defaultPageSize: 20, m
 /** Defaults filled in and every value checked, once, where options are read. */
 export function resolvePlanLimits(partial: Partial<PlanLimits> = {}): PlanLimits {
   const limits: Record<string, number> = { ...DEFAULT_LIMITS };
-  for (const [key, value] of Object.entries(partial)) {
+  for (const [key, value] of Object.entries(partial) as [string, unknown][]) {
     if (!(key in DEFAULT_LIMITS)) throw new Error(`Unknown limit "${key}"; known: ${Object.keys(DEFAULT_LIMITS).join(', ')}`);
     if (value === undefined) continue;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw new Error(`Limit ${key} must be a positive integer`);
