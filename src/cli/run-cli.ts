@@ -34,7 +34,8 @@ export async function runCli(argv: readonly string[]): Promise<void> {
       .option('-H, --host <host>', 'interface to listen on', process.env['HOST'] ?? '127.0.0.1')
       .option('--persisted-documents <file>', 'trusted GraphQL documents (JSON map of sha256 → query, or an Apollo manifest)', process.env['DIGLOT_PERSISTED_DOCUMENTS'])
       .option('--only-persisted', 'accept only the trusted documents on /graphql', process.env['DIGLOT_ONLY_PERSISTED'] === 'true')
-      .option('--require-if-match', 'answer 428 to REST writes without If-Match', process.env['DIGLOT_REQUIRE_IF_MATCH'] === 'true');
+      .option('--require-if-match', 'answer 428 to REST writes without If-Match', process.env['DIGLOT_REQUIRE_IF_MATCH'] === 'true')
+      .option('--query-timeout <ms>', 'time budget of one SQL statement; past it the request answers 503 QUERY_TIMEOUT (0: none)', parseMilliseconds, parseMilliseconds(process.env['DIGLOT_QUERY_TIMEOUT'] ?? '5000'));
 
   withSchema(program.command('check'))
     .description('validate a schema; prints every problem as file:line:column CODE message')
@@ -129,12 +130,13 @@ interface ServeOptions {
   readonly persistedDocuments: string | undefined;
   readonly onlyPersisted: boolean;
   readonly requireIfMatch: boolean;
+  readonly queryTimeout: number;
   readonly files: string;
 }
 
 async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void> {
   const model = await loadModel(options.schema);
-  const db = await openDatabase(options.db);
+  const db = await openDatabase(options.db, { statementTimeoutMs: options.queryTimeout });
   const result = await migrate(db, model, { allowDestructive: false, dryRun: false }).catch(async (error: unknown) => {
     await db.close();
     throw error;
@@ -213,6 +215,12 @@ function parsePort(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
   return port;
+}
+
+function parseMilliseconds(value: string): number {
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 0) throw new InvalidArgumentError('must be a whole number of milliseconds (0 for none)');
+  return ms;
 }
 
 function parseScale(value: string): number {

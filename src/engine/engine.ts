@@ -20,6 +20,8 @@ export type { ReceiveUpload } from './engine-files.js';
 export interface EngineOptions {
   /** Where uploaded files go. Without it, file fields can be read (and set to null) but not uploaded. */
   readonly files?: FileService;
+  /** The most JSON one read may answer, in characters (default 16 MiB): the last guard behind the plan limits. */
+  readonly maxResponseLength?: number;
 }
 
 /** A cacheable read as the front-ends ask for it. */
@@ -101,7 +103,7 @@ const SNAPSHOT_MAX_AGE_MS = 1000;
 
 export function createEngine(model: Model, db: Database, options: EngineOptions = {}): Engine {
   const clock = new ChangeClock(db);
-  const reader = new ReadExecutor(model, db);
+  const reader = new ReadExecutor(model, db, options.maxResponseLength);
   const files = options.files === undefined ? undefined : bindFiles(model, db, options.files);
   const writer = new WriteExecutor(model, db, clock, files?.release);
   const validators = new ValidatorCache();

@@ -9,6 +9,7 @@ import type { Database, SqlRunner, SqlValue } from '../storage/dialect.js';
 export type ReadResult = { readonly kind: 'one'; readonly json: string | null } | ({ readonly kind: 'list' } & ListResult);
 
 const CACHE_LIMIT = 2000;
+const DEFAULT_MAX_RESPONSE_LENGTH = 16 * 1024 * 1024;
 
 /**
  * Runs read plans: compile once per shape (LRU by insertion order), bind the
@@ -24,6 +25,7 @@ export class ReadExecutor {
   constructor(
     private readonly model: Model,
     private readonly db: Database,
+    private readonly maxLength = DEFAULT_MAX_RESPONSE_LENGTH,
   ) {}
 
   /** The compiled form of a plan (cached): its SQL and the tables it reads. */
@@ -68,10 +70,18 @@ export class ReadExecutor {
     const params = compiled.paramOrder.map((index) => plan.params[index] as SqlValue);
     const rows = await runner.all(compiled.sql, params);
     if (compiled.root === 'one') {
-      const row = rows[0];
-      return { kind: 'one', json: row === undefined ? null : (row['j'] as string) };
+      const json = (rows[0]?.['j'] as string | undefined) ?? null;
+      if (json !== null && json.length > this.maxLength) throw this.tooLarge(json.length);
+      return { kind: 'one', json };
     }
     return { kind: 'list', ...this.stitchList(plan, compiled, rows) };
+  }
+
+  private tooLarge(length: number): ApiError {
+    return new ApiError('QUERY_TOO_COMPLEX', {
+      detail: `The answer would be about ${Math.ceil(length / 1024 / 1024)} MiB; the limit is ${Math.floor(this.maxLength / 1024 / 1024)} MiB (maxResponseLength). Ask for smaller pages, fewer fields or less nesting.`,
+      extensions: { limit: 'maxResponseLength', maximum: this.maxLength },
+    });
   }
 
   private parentNotFound(plan: ReadPlan): ApiError {
@@ -93,6 +103,10 @@ export class ReadExecutor {
     const hasMore = page.length > limit;
     if (hasMore) page.length = limit;
     if (compiled.reversed) page.reverse();
+    let length = 0;
+    for (const row of page) length += (row['j'] as string).length + 1;
+    // Checked before the join: past about 512 MiB a JavaScript string cannot be made at all.
+    if (length > this.maxLength) throw this.tooLarge(length);
     const keyOf = (row: Record<string, unknown> | undefined): unknown[] | undefined =>
       row === undefined ? undefined : compiled.keyColumns.map((column) => row[column]);
     return {

@@ -106,7 +106,7 @@ describePostgres('writes while another process holds the writer lease', (ctx) =>
       // Asked first, in case this process holds the lease by now (it takes it after a few seconds alone).
       await holder.query(`SELECT pg_notify('diglot_writer_lease', 'a test')`);
       await holder.query(`SELECT pg_advisory_lock(${LEASE_KEY})`);
-      const timedOut = { code: 'DATABASE_TIMEOUT' };
+      const timedOut = { code: 'QUERY_TIMEOUT' };
       await expect(writer.write({ kind: 'create', type: 'User', values: { name: 'Bob', email: 'bob@example.org' } })).rejects.toMatchObject(timedOut);
       await expect(writer.write({ kind: 'update', type: 'User', id, values: { name: 'Ada L.' }, replace: false })).rejects.toMatchObject(timedOut);
       await expect(seedDatabase(loaded.model, db, clock, { defaultCount: 3, pictures: 0 })).rejects.toMatchObject(timedOut);

@@ -47,6 +47,7 @@ export const ERROR_REGISTRY = {
   RELATION_TARGET_NOT_FOUND: { status: 409, title: 'Related record not found' },
   DATABASE_UNAVAILABLE: { status: 503, title: 'Database unavailable' },
   DATABASE_TIMEOUT: { status: 503, title: 'Database timed out' },
+  QUERY_TIMEOUT: { status: 503, title: 'Query ran past its time budget' },
 
   // files: uploads (checked by content, never by name) and stored files
   FILE_MISSING: { status: 400, title: 'File part missing' },

@@ -120,6 +120,14 @@ export interface SqlCompilerHooks {
   cursorHex(values: readonly string[]): string;
   /** String concatenation. */
   concat(parts: readonly string[]): string;
+  /**
+   * A condition (always true) for the WHERE of a scan that may visit many
+   * rows (a filter, a sort, a filtered count) over the table at `alias`,
+   * where the driver cannot cancel a statement from outside it: it stops
+   * the statement once the time budget is spent. PostgreSQL has
+   * `statement_timeout` and needs none.
+   */
+  scanGuard?(alias: string): string;
   /** The column type for a model scalar. */
   columnType(scalar: 'ID' | 'String' | 'Int' | 'Float' | 'Boolean' | 'DateTime' | 'JSON'): string;
 }

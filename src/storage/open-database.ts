@@ -10,7 +10,7 @@ export interface OpenDatabaseOptions {
   readonly logger?: StorageLogger;
   /** PostgreSQL: connections in the pool (default 10). */
   readonly poolSize?: number;
-  /** PostgreSQL: server-side limit per statement in ms, 0 for none (default 30000). */
+  /** A statement's time budget in ms, 0 for none (default 5000): past it the statement is stopped with QUERY_TIMEOUT. */
   readonly statementTimeoutMs?: number;
   /** PostgreSQL: how long to wait for a connection in ms (default 5000). */
   readonly connectTimeoutMs?: number;
@@ -39,5 +39,5 @@ export async function openDatabase(target: string, options: OpenDatabaseOptions 
     });
   }
   const { openSqlite } = await import('./sqlite/open-sqlite.js');
-  return openSqlite(target, { model: options.model, busyTimeoutMs: options.busyTimeoutMs });
+  return openSqlite(target, { model: options.model, busyTimeoutMs: options.busyTimeoutMs, statementTimeoutMs: options.statementTimeoutMs });
 }

@@ -94,3 +94,24 @@ describeEachDialect('Read limits are the plan’s, the same in both styles', (ct
     expect(await count()).toBe(before);
   });
 });
+
+describeEachDialect('The response-size ceiling', (ctx) => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startServer(() => ctx.open(), { seed: { counts: { User: 30, Post: 5, Product: 1, Order: 1, OrderItem: 1 }, linksPerRecord: 2 }, engine: { maxResponseLength: 4000 } });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('refuses an answer over the ceiling in both styles, and serves one under it', async () => {
+    const rest = await http(server.url, 'GET', '/users?limit=30');
+    expect(rest.status).toBe(400);
+    expect(rest.json).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'maxResponseLength' });
+    const graphql = await gql(server.url, '{ users(first: 30) { id name email bio location website company jobTitle } }');
+    expect(graphql.json.errors[0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'maxResponseLength' });
+    expect((await http(server.url, 'GET', '/users?limit=2&fields=name')).status).toBe(200);
+    expect((await http(server.url, 'GET', `/users/${(await http(server.url, 'GET', '/users?limit=1&fields=id')).json.data[0].id}`)).status).toBe(200);
+  });
+});

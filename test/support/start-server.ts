@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createFileService, type FileService, type FileServiceOptions } from '../../src/files/file-service.js';
-import { createEngine, type Engine, type SeedOptions } from '../../src/engine/engine.js';
+import { createEngine, type Engine, type EngineOptions, type SeedOptions } from '../../src/engine/engine.js';
 import { loadSchemaFiles } from '../../src/schema/load-schema.js';
 import type { Model } from '../../src/schema/model.js';
 import type { Database } from '../../src/storage/dialect.js';
@@ -48,6 +48,7 @@ export async function startServer(
     readonly server?: Partial<ServerOptions>;
     /** File store options (its directory defaults to a fresh temporary one), or false for an engine without files. */
     readonly files?: Omit<FileServiceOptions, 'store'> | false;
+    readonly engine?: Omit<EngineOptions, 'files'>;
   } = {},
 ): Promise<TestServer> {
   const model = await loadExampleModel();
@@ -55,7 +56,7 @@ export async function startServer(
   await migrate(db, model, { allowDestructive: false, dryRun: false });
   const filesDir = options.files === false ? undefined : (options.files?.directory ?? mkdtempSync(join(tmpdir(), 'diglot-files-')));
   const files = options.files === false ? undefined : createFileService({ ...options.files, directory: filesDir });
-  const engine = createEngine(model, db, { files });
+  const engine = createEngine(model, db, { ...options.engine, files });
   if (options.seed !== false) await engine.seed(options.seed ?? SMALL_SEED);
   const app = await createServer({ engine, logger: false, ...options.server });
   await app.listen({ port: 0, host: '127.0.0.1' });

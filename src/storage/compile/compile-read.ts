@@ -3,7 +3,7 @@ import type { ReadPlan, ReadRoot } from '../../plan/read-plan.js';
 import type { SqlCompilerHooks } from '../dialect.js';
 import { compileFilter } from './compile-filter.js';
 import { compileOrderBy, orderKeyColumn } from './compile-order.js';
-import { compileCount, compileObject, compilePageRows, relationRows, type RelationSource } from './compile-select.js';
+import { compileCount, compileObject, compilePageRows, guardedFilter, relationRows, type RelationSource } from './compile-select.js';
 import { SqlContext } from './sql-context.js';
 
 /**
@@ -74,7 +74,7 @@ export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPla
     facts.push(`(SELECT count(*) FROM ${ctx.table(parentType)} WHERE ${hooks.quoteIdent('id')} = ${ctx.param(root.parent.id)}) AS parent_found`);
   }
   const counted = listSource(ctx, type, root);
-  const filter = root.node.filter === undefined ? undefined : compileFilter(ctx, counted.target, counted.alias, root.node.filter);
+  const filter = root.node.filter === undefined ? undefined : guardedFilter(ctx, counted.alias, compileFilter(ctx, counted.target, counted.alias, root.node.filter));
   facts.push(`${compileCount(counted.from, counted.link, filter)} AS total`);
 
   // Placeholders are positional on SQLite, so SQL text is produced strictly

@@ -71,7 +71,7 @@ function compileSelection(ctx: SqlContext, type: ResourceType, alias: string, se
       return compileNestedList(ctx, type, alias, selection.field, selection.node);
     case 'count': {
       const source = relationSource(ctx, type, alias, selection.field);
-      const filter = selection.filter === undefined ? undefined : compileFilter(ctx, source.target, source.alias, selection.filter);
+      const filter = selection.filter === undefined ? undefined : guardedFilter(ctx, source.alias, compileFilter(ctx, source.target, source.alias, selection.filter));
       return compileCount(source.from, source.link, filter);
     }
   }
@@ -151,6 +151,10 @@ function selectPage(select: string, source: RelationSource, where: readonly stri
 function pageConditions(ctx: SqlContext, source: RelationSource, node: ListNode, columns: readonly OrderColumn[]): string[] {
   const where: string[] = [];
   if (source.link !== undefined) where.push(source.link);
+  // Unfiltered pages in the default order walk an index and stop at their limit; a filter or a sort may scan.
+  const guard = node.filter !== undefined || node.order.length > 1 ? ctx.sql.scanGuard?.(source.alias) : undefined;
+  // Before the filter: a row the filter rejects must still pass the guard.
+  if (guard !== undefined) where.push(guard);
   if (node.filter !== undefined) where.push(compileFilter(ctx, source.target, source.alias, node.filter));
   const { page } = node;
   if (page.after !== undefined) where.push(compileKeyset(ctx, columns, node.order, page.after, true));
@@ -189,6 +193,12 @@ function compileNestedList(ctx: SqlContext, type: ResourceType, alias: string, f
   const limit = ctx.param(node.page.limit);
   const order = fromEnd ? compileOrderBy(derivedOrderColumns(derived, columns), node.order, false) : '';
   return ctx.sql.jsonArray({ members, rows: (element) => selectPage(`${element} AS j${keys}`, source, where, orderBy, limit), derived, order });
+}
+
+/** A filter for a count: a filtered count visits every row it considers, so it carries the dialect's scan guard first. */
+export function guardedFilter(ctx: SqlContext, alias: string, filter: string): string {
+  const guard = ctx.sql.scanGuard?.(alias);
+  return guard === undefined ? filter : `${guard} AND ${filter}`;
 }
 
 /** Used by the total count of a root list: the same rows without paging. */

@@ -1,4 +1,4 @@
-import { isApiError } from '../../errors/api-error.js';
+import { ApiError, isApiError } from '../../errors/api-error.js';
 import type { ErrorLookup } from '../map-db-error.js';
 
 /** The fields pg copies from PostgreSQL's ErrorResponse onto its errors. */
@@ -65,7 +65,7 @@ export function mapPostgresError(error: unknown, lookup: ErrorLookup): Error {
       case '22P05': // untranslatable character
         return lookup.wrongType(fields.table, fields.column, error);
       case '57014':
-        return /statement timeout/.test(error.message) ? lookup.timeout('The query ran longer than the statement timeout.', error) : error;
+        return /statement timeout/.test(error.message) ? new ApiError('QUERY_TIMEOUT', { detail: 'The statement ran past its time budget and was stopped.', cause: error }) : error;
       case '55P03':
         return lookup.timeout('A lock was not granted within the lock timeout.', error);
     }

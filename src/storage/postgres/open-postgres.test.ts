@@ -101,10 +101,10 @@ describePostgres('openPostgres', (ctx) => {
     await expect(db.transaction(() => db.transaction(() => Promise.resolve(1)))).rejects.toThrow(/Nested transaction/);
   });
 
-  it('maps a statement timeout to DATABASE_TIMEOUT', async () => {
+  it('maps a statement timeout to QUERY_TIMEOUT', async () => {
     const db = await ctx.open({ statementTimeoutMs: 50 });
     const error = await apiError(db.all('SELECT pg_sleep(2)'));
-    expect(error.code).toBe('DATABASE_TIMEOUT');
+    expect(error.code).toBe('QUERY_TIMEOUT');
     expect(await db.all('SELECT 1 AS ok')).toEqual([{ ok: 1 }]);
   });
 

@@ -22,7 +22,7 @@ export interface PostgresOptions {
   readonly model?: Model;
   /** Connections in the pool. Default 10. */
   readonly poolSize?: number;
-  /** Server-side limit per statement, in ms (0: none). Default 30000. */
+  /** Server-side limit per statement, in ms (0: none): past it, QUERY_TIMEOUT. Default 5000. */
   readonly statementTimeoutMs?: number;
   /** How long to wait for a connection (new, or free in the pool), in ms. Default 5000. */
   readonly connectTimeoutMs?: number;
@@ -67,7 +67,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     connectionString: url,
     max: options.poolSize ?? 10,
     application_name: 'diglot',
-    statement_timeout: options.statementTimeoutMs ?? 30_000,
+    statement_timeout: options.statementTimeoutMs ?? 5_000,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
     idleTimeoutMillis: options.idleTimeoutMs ?? 30_000,
     // Timestamps are read and written in UTC whatever the server's zone, and

@@ -2,13 +2,14 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { ApiError } from '../../errors/api-error.js';
 import type { Model } from '../../schema/model.js';
 import type { Database, SqlRunner, SqlValue } from '../dialect.js';
 import { createErrorLookup, type ErrorLookup } from '../map-db-error.js';
 import type { SchemaDialect } from '../migrate/schema-spec.js';
 import { StorageOpenError } from '../storage-open-error.js';
 import { mapSqliteError } from './map-sqlite-error.js';
-import { sqliteHooks } from './sqlite-hooks.js';
+import { DEADLINE_FUNCTION, sqliteHooks } from './sqlite-hooks.js';
 import { createSqliteSchema } from './sqlite-schema.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 import { watchCommits } from './wal-commits.js';
@@ -22,6 +23,8 @@ export interface SqliteOptions {
   readonly statementCacheSize?: number;
   /** WAL frames (pages) not yet in the database file that make a checkpoint due; it runs on a worker thread. Default 1000. */
   readonly checkpointFrames?: number;
+  /** A statement's time budget in ms (0: none): a scan past it stops with QUERY_TIMEOUT (see sqliteHooks.scanGuard). Default 5000. */
+  readonly statementTimeoutMs?: number;
 }
 
 const NO_PARAMS: readonly SqlValue[] = Object.freeze([]);
@@ -169,9 +172,17 @@ class SqliteDatabase implements Database {
   readonly #savepoint: BetterSqlite3.Statement;
   readonly #release: BetterSqlite3.Statement;
   readonly #rollbackToSavepoint: BetterSqlite3.Statement;
+  readonly #budgetMs: number;
+  /** When the running statement's budget ends (performance.now()). */
+  #deadline = Infinity;
 
   constructor(db: BetterSqlite3.Database, options: SqliteOptions) {
     this.#db = db;
+    this.#budgetMs = options.statementTimeoutMs ?? 5000;
+    db.function(DEADLINE_FUNCTION, { deterministic: false, directOnly: true }, () => {
+      if (performance.now() <= this.#deadline) return 1;
+      throw new ApiError('QUERY_TIMEOUT', { detail: `The query ran past its time budget of ${this.#budgetMs} ms and was stopped; ask for less, or filter on indexed fields.` });
+    });
     this.#cacheSize = options.statementCacheSize ?? 500;
     this.#errors = createErrorLookup(options.model);
     // IMMEDIATE takes the write lock up front: a deferred transaction that
@@ -262,6 +273,7 @@ class SqliteDatabase implements Database {
   #all<Row>(sql: string, params: readonly SqlValue[]): Row[] {
     const statement = this.#prepare(sql);
     this.#count++;
+    this.#deadline = this.#budgetMs > 0 ? performance.now() + this.#budgetMs : Infinity;
     if (statement.reader) {
       const rows = statement.all(bindable(params)) as Row[];
       // INSERT … RETURNING and the like write too.

@@ -95,6 +95,9 @@ function splitIntoPieces(members: readonly JsonMember[]): Piece[] {
   return pieces;
 }
 
+/** The SQL function the scan guard calls (registered on each connection by open-sqlite.ts). */
+export const DEADLINE_FUNCTION = 'diglot_deadline';
+
 export const sqliteHooks = Object.freeze({
   /**
    * `+?`, not `?`: the unary plus is compiled away, but it hides the variable
@@ -136,6 +139,14 @@ export const sqliteHooks = Object.freeze({
   // hex() is upper-case already; json_array writes the same compact text as JSON.stringify.
   cursorHex: (values: readonly string[]): string => `hex(json_array(${values.join(', ')}))`,
   concat: (parts: readonly string[]): string => `(${parts.join(' || ')})`,
+  /**
+   * better-sqlite3 runs a statement on this thread and offers neither
+   * sqlite3_interrupt nor a progress handler, so the budget is checked from
+   * inside the scan: every 256th rowid calls `diglot_deadline()`
+   * (open-sqlite.ts), which throws once the budget is spent. The bit test
+   * costs next to nothing per row and the call is made for one row in 256.
+   */
+  scanGuard: (alias: string): string => `((${alias}._rowid_ & 255) <> 0 OR ${DEADLINE_FUNCTION}())`,
   columnType: (scalar: 'ID' | 'String' | 'Int' | 'Float' | 'Boolean' | 'DateTime' | 'JSON'): string => SQLITE_TYPES[scalar],
 }) satisfies SqlCompilerHooks;
 

@@ -54,6 +54,6 @@
   ]
 }
 -- sqlite
-SELECT * FROM (SELECT json_object('id', t0."id", 'title', t0."title", 'createdAt', t0."created_at") AS j, t0."created_at" AS o0, t0."id" AS o1 FROM "posts" t0 WHERE t0."author_id" = +? ORDER BY t0."created_at" DESC, t0."id" DESC LIMIT +? + 1) p UNION ALL SELECT NULL, NULL, NULL WHERE NOT EXISTS (SELECT 1 FROM "users" WHERE "id" = +?)
+SELECT * FROM (SELECT json_object('id', t0."id", 'title', t0."title", 'createdAt', t0."created_at") AS j, t0."created_at" AS o0, t0."id" AS o1 FROM "posts" t0 WHERE t0."author_id" = +? AND ((t0._rowid_ & 255) <> 0 OR diglot_deadline()) ORDER BY t0."created_at" DESC, t0."id" DESC LIMIT +? + 1) p UNION ALL SELECT NULL, NULL, NULL WHERE NOT EXISTS (SELECT 1 FROM "users" WHERE "id" = +?)
 -- postgres
 SELECT * FROM (SELECT ('{"id":' || coalesce(to_json(t0."id"), 'null') || ',"title":' || coalesce(to_json(t0."title"), 'null') || ',"createdAt":' || coalesce(to_char((t0."created_at") AT TIME ZONE 'UTC', '\"YYYY-MM-DD"T"HH24:MI:SS.MS"Z"\"'), 'null') || '}') AS j, t0."created_at" AS o0, t0."id" AS o1 FROM "posts" t0 WHERE t0."author_id" = $1 ORDER BY t0."created_at" DESC, t0."id" DESC LIMIT $2 + 1) p UNION ALL SELECT NULL, NULL, NULL WHERE NOT EXISTS (SELECT 1 FROM "users" WHERE "id" = $3)
