@@ -57,7 +57,7 @@ function uploadOperation(type: ResourceType, field: FileField, names: ComponentN
           content: { 'application/json': { schema: ref('schemas', names.record(type.name)) } },
         },
       },
-      ['BadRequest', 'NotFound', 'PreconditionFailed', 'ContentTooLarge', 'UnsupportedMediaType', ...preconditionRequired(options)],
+      ['BadRequest', 'Forbidden', 'NotFound', 'PreconditionFailed', 'ContentTooLarge', 'UnsupportedMediaType', ...preconditionRequired(options)],
     ),
   };
 }
@@ -74,6 +74,7 @@ function removeOperation(type: ResourceType, field: FileField, options: Resource
     parameters: [ref('parameters', 'id'), ref('parameters', 'If-Match')],
     responses: errors({ '204': { description: 'Removed.' } }, [
       'BadRequest',
+      'Forbidden',
       'NotFound',
       'PreconditionFailed',
       'ContentTooLarge',
