@@ -19,6 +19,7 @@ export const ERROR_REGISTRY = {
   PRECONDITION_FAILED: { status: 412, title: 'Precondition failed' },
   PRECONDITION_REQUIRED: { status: 428, title: 'Precondition required' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
+  CROSS_SITE_REQUEST_REFUSED: { status: 403, title: 'Cross-site request refused' },
 
   // query: what was asked for
   QUERY_UNKNOWN_FIELD: { status: 400, title: 'Unknown field' },

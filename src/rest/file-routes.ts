@@ -8,6 +8,7 @@ import type { FileService } from '../files/file-service.js';
 import { FORMAT_INFO } from '../files/image-format.js';
 import { chooseVariantFormat, variantWidths } from '../files/image-variants.js';
 import { multipartParts, receivePart } from '../files/multipart-parts.js';
+import { servedFileHeaders } from '../files/served-file-headers.js';
 import { validateInput } from '../plan/validate-input.js';
 import type { FileField, ResourceType } from '../schema/model.js';
 import { header, methodNotAllowed } from './route-helpers.js';
@@ -98,7 +99,7 @@ async function sendOriginal(files: FileService, request: FastifyRequest, reply: 
   if (parsed === undefined || file === undefined) throw fileNotFound(key);
   // The key is the sha256 of the bytes: the strongest validator there is.
   const etag = `"${parsed.sha256}"`;
-  fileHeaders(reply, etag, FORMAT_INFO[parsed.format].mediaType);
+  fileHeaders(reply, etag, key, FORMAT_INFO[parsed.format].mediaType);
   if (ifNoneMatchMatches(header(request, 'if-none-match'), etag)) return reply.code(304).send();
   reply.header('content-length', String(file.size));
   return request.method === 'HEAD' ? reply.send() : reply.send(file.stream());
@@ -116,8 +117,9 @@ async function sendVariant(files: FileService, widths: readonly number[], reques
   }
   const format = parsed === undefined ? undefined : chooseVariantFormat(header(request, 'accept'), parsed.format, width);
   const variant = parsed === undefined || format === undefined ? undefined : await files.variant(key, width, format);
-  if (variant === undefined) throw fileNotFound(key);
-  fileHeaders(reply, variant.etag, FORMAT_INFO[variant.format].mediaType);
+  if (parsed === undefined || variant === undefined) throw fileNotFound(key);
+  // Named after the original's key and the width, with the extension of the format served (which Accept chose).
+  fileHeaders(reply, variant.etag, `${parsed.sha256}-${width}.${FORMAT_INFO[variant.format].extension}`, FORMAT_INFO[variant.format].mediaType);
   // The format depends on Accept: shared caches must key on it (RFC 9110 §12.5.5).
   reply.header('vary', 'Accept');
   if (ifNoneMatchMatches(header(request, 'if-none-match'), variant.etag)) return reply.code(304).send();
@@ -125,13 +127,8 @@ async function sendVariant(files: FileService, widths: readonly number[], reques
   return request.method === 'HEAD' ? reply.send() : reply.send(variant.data);
 }
 
-function fileHeaders(reply: FastifyReply, etag: string, mediaType: string): void {
-  reply
-    .header('etag', etag)
-    .header('cache-control', IMMUTABLE)
-    .header('content-type', mediaType)
-    // The type is ours (from the content, not the uploader): browsers must not second-guess it.
-    .header('x-content-type-options', 'nosniff');
+function fileHeaders(reply: FastifyReply, etag: string, filename: string, mediaType: string): void {
+  reply.header('etag', etag).header('cache-control', IMMUTABLE).headers(servedFileHeaders(filename, mediaType));
 }
 
 function fileNotFound(key: string): ApiError {

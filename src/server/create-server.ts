@@ -8,6 +8,7 @@ import { registerRestApi } from '../rest/rest-api.js';
 import { registerGraphqlApi, type GraphqlOptions } from '../graphql/graphql-api.js';
 import { registerOpenApi } from '../rest/openapi/register-openapi.js';
 import { multipartLimits } from '../files/multipart-parts.js';
+import { crossSiteGuard } from './cross-site-guard.js';
 import { installErrorHandling } from './error-handler.js';
 
 export interface ServerOptions {
@@ -23,6 +24,12 @@ export interface ServerOptions {
   readonly exposeInternals?: boolean;
   /** GraphQL limits, persisted documents, suggestions, GraphiQL. */
   readonly graphql?: GraphqlOptions;
+  /**
+   * Origins (`https://app.example.com`) whose pages may send form-like writes
+   * (multipart, urlencoded, text/plain) cross-site; empty by default, so only
+   * this server's own pages and non-browser clients can. See cross-site-guard.ts.
+   */
+  readonly allowedOrigins?: readonly string[];
 }
 
 /**
@@ -62,6 +69,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     },
   });
   installErrorHandling(app, { exposeInternals: options.exposeInternals === true });
+  // Before any route is registered, so it runs for every one (and before any body is parsed).
+  app.addHook('onRequest', crossSiteGuard(options.allowedOrigins ?? []));
   app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (_request, body, done) => {
     try {
       done(null, JSON.parse(body as string));

@@ -160,4 +160,47 @@ describeEachDialect('serving files and variants', (ctx) => {
       }
     });
   });
+
+  describe('hostile bytes', () => {
+    const SANDBOX = "default-src 'none'; sandbox";
+
+    /** The headers that keep a browser from running what a file carries, with the name the response gives it. */
+    function expectInert(response: Response, filename: string): void {
+      expect(response.headers.get('content-security-policy')).toBe(SANDBOX);
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(response.headers.get('content-disposition')).toBe(`inline; filename="${filename}"`);
+      expect(response.headers.get('content-type')).toMatch(/^image\//);
+    }
+
+    it('a PNG with a script appended passes the checks, and is served as an inert image, original and variants', async () => {
+      // Decoders stop at IEND, so nothing in the upload checks sees the HTML: the response headers must neutralise it.
+      const polyglot = Buffer.concat([await png(107), Buffer.from('<html><script>alert(1)</script></html>')]);
+      const original = await uploaded(polyglot);
+      const key = keyOf(original);
+      const sha = key.split('.')[0] ?? '';
+
+      const served = await fetchImage(original);
+      expect(served.response.status).toBe(200);
+      expect(served.body.equals(polyglot)).toBe(true);
+      expectInert(served.response, key);
+      const head = await fetch(`${server.url}${original}`, { method: 'HEAD' });
+      expectInert(head, key);
+      const revalidated = await fetchImage(original, { 'if-none-match': `"${sha}"` });
+      expect(revalidated.response.status).toBe(304);
+      expect(revalidated.response.headers.get('content-security-policy')).toBe(SANDBOX);
+
+      const variant = await fetchImage(`${original}/64`, { accept: 'image/webp' });
+      expect(variant.response.status).toBe(200);
+      expect(variant.body.includes('<script>')).toBe(false);
+      expectInert(variant.response, `${sha}-64.webp`);
+      expectInert((await fetchImage(`${original}/64`)).response, `${sha}-64.png`);
+    });
+
+    it('the seeded pictures carry the same headers', async () => {
+      const response = await http(server.url, 'GET', '/users/42?fields=profilePicture&profilePicture.size=32');
+      const url = response.json.profilePicture as string;
+      const sha = keyOf(url).split('.')[0] ?? '';
+      expectInert((await fetchImage(url)).response, `${sha}-32.png`);
+    });
+  });
 });

@@ -2,6 +2,7 @@ import type { Multipart } from '@fastify/multipart';
 import type { ReceiveUpload } from '../../engine/engine.js';
 import { ApiError } from '../../errors/api-error.js';
 import { multipartParts, receivePart } from '../../files/multipart-parts.js';
+import { hasPreflightHeader } from '../../util/preflight-header.js';
 import { paramsFromJson, type GraphqlParams } from './graphql-params.js';
 
 /**
@@ -49,18 +50,12 @@ export async function paramsFromMultipart(parts: AsyncIterable<Multipart>, recei
 }
 
 /**
- * CSRF protection, as Apollo Server and GraphQL Yoga do it: a browser sends
- * a multipart form cross-site without a preflight, but never with a custom
- * header. Requiring one makes such a request impossible to forge.
+ * CSRF protection for uploads: a multipart request must carry a header that
+ * forces a preflight (see util/preflight-header.ts), even one that is not
+ * cross-site, as Apollo Server and GraphQL Yoga require.
  */
-export const PREFLIGHT_HEADERS = ['graphql-require-preflight', 'apollo-require-preflight', 'x-apollo-operation-name'];
-
 export function checkPreflightHeader(headers: Readonly<Record<string, string | string[] | undefined>>): void {
-  const present = PREFLIGHT_HEADERS.some((name) => {
-    const value = headers[name];
-    return (Array.isArray(value) ? value.join('') : (value ?? '')).trim() !== '';
-  });
-  if (!present) {
+  if (!hasPreflightHeader(headers)) {
     throw new ApiError('UPLOAD_PREFLIGHT_REQUIRED', {
       detail: 'A multipart request must carry a non-empty GraphQL-Require-Preflight (or Apollo-Require-Preflight) header, so it cannot be forged cross-site',
       extensions: { headers: ['GraphQL-Require-Preflight', 'Apollo-Require-Preflight', 'X-Apollo-Operation-Name'] },

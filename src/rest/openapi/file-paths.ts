@@ -1,6 +1,7 @@
 import type { FileField, ResourceType } from '../../schema/model.js';
 import { AVIF_MAX_WIDTH } from '../../files/image-variants.js';
 import { IMMUTABLE } from '../../files/file-key.js';
+import { FILE_CSP } from '../../files/served-file-headers.js';
 import type { ComponentNames } from './component-names.js';
 import { ref, type Header, type Operation, type Parameter, type PathItem, type Response } from './openapi-types.js';
 import { filePartSchema, IMAGE_TYPES } from './record-schemas.js';
@@ -57,7 +58,7 @@ function uploadOperation(type: ResourceType, field: FileField, names: ComponentN
           content: { 'application/json': { schema: ref('schemas', names.record(type.name)) } },
         },
       },
-      ['BadRequest', 'NotFound', 'PreconditionFailed', 'ContentTooLarge', 'UnsupportedMediaType', ...preconditionRequired(options)],
+      ['BadRequest', 'Forbidden', 'NotFound', 'PreconditionFailed', 'ContentTooLarge', 'UnsupportedMediaType', ...preconditionRequired(options)],
     ),
   };
 }
@@ -74,6 +75,7 @@ function removeOperation(type: ResourceType, field: FileField, options: Resource
     parameters: [ref('parameters', 'id'), ref('parameters', 'If-Match')],
     responses: errors({ '204': { description: 'Removed.' } }, [
       'BadRequest',
+      'Forbidden',
       'NotFound',
       'PreconditionFailed',
       'ContentTooLarge',
@@ -141,6 +143,19 @@ function fileResponses(method: 'get' | 'head', variant: boolean): Record<string,
     ETag: ref('headers', 'ETag'),
     'Cache-Control': { description: `Always \`${IMMUTABLE}\`: the URL names the content.`, required: true, schema: { type: 'string' } },
     ...(variant ? { Vary: { description: 'Accept: the format depends on it.', required: true, schema: { type: 'string' } } } : {}),
+    'Content-Security-Policy': {
+      description: `Always \`${FILE_CSP}\`: the bytes are an uploader's, so a browser opening the file runs and loads nothing from it.`,
+      required: true,
+      schema: { type: 'string' },
+    },
+    'X-Content-Type-Options': { description: 'Always `nosniff`: the type is the server\'s, judged from the content.', required: true, schema: { type: 'string' } },
+    'Content-Disposition': {
+      description: variant
+        ? '`inline; filename="<sha256>-<width>.<extension of the format served>"`.'
+        : '`inline; filename="<key>"`.',
+      required: true,
+      schema: { type: 'string' },
+    },
   };
   const ok: Response =
     method === 'get'

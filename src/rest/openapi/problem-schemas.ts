@@ -49,6 +49,7 @@ export function problemSchemas(names: ComponentNames): Record<string, JsonSchema
 /** The error responses, one per status, each listing the codes it can carry. */
 export const ERROR_RESPONSES = {
   BadRequest: 400,
+  Forbidden: 403,
   NotFound: 404,
   Conflict: 409,
   PreconditionFailed: 412,
@@ -61,6 +62,9 @@ export type ErrorResponseName = keyof typeof ERROR_RESPONSES;
 
 const ERROR_SUMMARIES: Record<ErrorResponseName, string> = {
   BadRequest: 'The request is malformed: an unknown field, parameter or operator, a wrong type, a missing required field, or a server-managed field in the body.',
+  Forbidden:
+    'A write in a form\'s content type (multipart/form-data, application/x-www-form-urlencoded, text/plain) or with no body came from a page of another site (Origin, Sec-Fetch-Site): ' +
+    'send it from this origin, as JSON, or with a non-empty GraphQL-Require-Preflight header.',
   NotFound: 'No record has this id (or no route has this path).',
   Conflict: 'The write conflicts with other data: a unique value already taken, or a related record (by id) that does not exist.',
   PreconditionFailed: 'If-Match does not match the current ETag of the record: it changed since it was read, and nothing was written.',

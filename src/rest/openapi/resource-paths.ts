@@ -171,7 +171,7 @@ function createOperation(type: ResourceType, names: ComponentNames, options: Res
           content: { [JSON_TYPE]: { schema: ref('schemas', names.record(type.name)) } },
         },
       },
-      ['BadRequest', 'Conflict', 'ContentTooLarge', 'UnsupportedMediaType'],
+      ['BadRequest', 'Forbidden', 'Conflict', 'ContentTooLarge', 'UnsupportedMediaType'],
     ),
   };
 }
@@ -208,7 +208,7 @@ function updateOperation(type: ResourceType, names: ComponentNames, options: Res
           content: { [JSON_TYPE]: { schema: ref('schemas', names.record(type.name)) } },
         },
       },
-      ['BadRequest', 'NotFound', 'Conflict', 'PreconditionFailed', 'ContentTooLarge', 'UnsupportedMediaType', ...preconditionRequired(options)],
+      ['BadRequest', 'Forbidden', 'NotFound', 'Conflict', 'PreconditionFailed', 'ContentTooLarge', 'UnsupportedMediaType', ...preconditionRequired(options)],
     ),
   };
 }
@@ -225,6 +225,7 @@ function deleteOperation(type: ResourceType, options: ResourcePathOptions): Oper
     parameters: [ref('parameters', 'id'), ref('parameters', 'If-Match')],
     responses: errors({ '204': { description: 'Deleted.' } }, [
       'BadRequest',
+      'Forbidden',
       'NotFound',
       'PreconditionFailed',
       'ContentTooLarge',
@@ -247,7 +248,7 @@ function linkOperation(type: ResourceType, relation: ManyToManyRelation, method:
     tags: [type.name],
     ...deprecatedIf(type.deprecated !== undefined || relation.deprecated !== undefined),
     parameters: [ref('parameters', 'id'), ref('parameters', 'targetId')],
-    responses: errors({ '204': { description: add ? 'Linked.' : 'Unlinked.' } }, ['BadRequest', 'NotFound', 'ContentTooLarge', 'UnsupportedMediaType']),
+    responses: errors({ '204': { description: add ? 'Linked.' : 'Unlinked.' } }, ['BadRequest', 'Forbidden', 'NotFound', 'ContentTooLarge', 'UnsupportedMediaType']),
   };
 }
 
