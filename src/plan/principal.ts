@@ -1,0 +1,20 @@
+/**
+ * Who is asking: built once per request at the HTTP edge (src/server/) from
+ * its credentials, and handed to the plan builders, which turn the schema's
+ * rules into row filters and field masks for it. Nothing below the edge
+ * reads a header.
+ */
+export interface Principal {
+  /** The subject: a record id of the account type (a token's `sub`), an API key's id, or null when anonymous. */
+  readonly id: string | null;
+  /** A value of the schema's role enum, or null when anonymous. */
+  readonly role: string | null;
+  /** Every claim of a verified token (`{}` for keys and anonymous): rules may name any of them as `auth.<path>`. */
+  readonly claims: Readonly<Record<string, unknown>>;
+  /** The admin role: every operation is allowed, whatever the rules say. */
+  readonly admin: boolean;
+  /** How the principal was established (logs, cache keys). */
+  readonly via: 'anonymous' | 'jwt' | 'api-key' | 'admin-key';
+}
+
+export const ANONYMOUS: Principal = Object.freeze({ id: null, role: null, claims: Object.freeze({}), admin: false, via: 'anonymous' });
