@@ -8,7 +8,7 @@ import { bindParams, idParam } from '../plan/plan-template.js';
 import type { ReadPlan } from '../plan/read-plan.js';
 import { LruCache } from '../util/lru-cache.js';
 import type { InputMode } from '../plan/validate-input.js';
-import type { WritePlan } from '../plan/write-plan.js';
+import { planCreate, planDelete, planLink, planUpdate } from '../plan/build-write.js';
 import type { ManyToManyRelation, ResourceType } from '../schema/model.js';
 import { registerFileRoutes } from './file-routes.js';
 import { writeRecordBody } from './record-input.js';
@@ -164,7 +164,7 @@ async function create(options: RestContext, type: ResourceType, request: Fastify
   const { engine } = options;
   // JSON, or multipart/form-data with file parts (record-input.ts).
   const result = await writeRecordBody(engine, type, request, 'create', () => jsonBody(request), (values) =>
-    engine.write({ kind: 'create', type: type.name, values }, undefined, (id) => canonicalPlan(options, type, id)),
+    engine.write(planCreate(engine.model, type.name, values), undefined, (id) => canonicalPlan(options, type, id)),
   );
   reply.code(201).header('location', `/${type.path}/${result.id}`);
   if (result.record === undefined) await sendRecord(options, type, result.id, reply);
@@ -175,15 +175,14 @@ async function update(options: RestContext, type: ResourceType, request: Fastify
   const { engine } = options;
   const id = params(request).id as string;
   await writeRecordBody(engine, type, request, mode, () => jsonBody(request), (values) => {
-    const plan: WritePlan = { kind: 'update', type: type.name, id, values, replace: mode === 'replace' };
-    return engine.write(plan, precondition(options, type, id, request));
+    return engine.write(planUpdate(engine.model, type.name, id, values, mode === 'replace'), precondition(options, type, id, request));
   });
   await sendRecord(options, type, id, reply);
 }
 
 async function remove(options: RestContext, type: ResourceType, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const id = params(request).id as string;
-  await options.engine.write({ kind: 'delete', type: type.name, id }, precondition(options, type, id, request));
+  await options.engine.write(planDelete(options.engine.model, type.name, id), precondition(options, type, id, request));
   reply.code(204).send();
 }
 
@@ -196,7 +195,7 @@ async function link(
   kind: 'connect' | 'disconnect',
 ): Promise<void> {
   const { id, targetId } = params(request) as Required<Params>;
-  await options.engine.write({ kind, type: type.name, field: field.name, id, targetId });
+  await options.engine.write(planLink(options.engine.model, kind, type.name, field.name, id, targetId));
   reply.code(204).send();
 }
 

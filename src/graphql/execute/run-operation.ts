@@ -3,6 +3,7 @@ import type { CachePolicy, Engine, ReadResult } from '../../engine/engine.js';
 import { ApiError, isApiError } from '../../errors/api-error.js';
 import { planReadList, planReadOne, type PlanLimits } from '../../plan/build-read.js';
 import type { ReadPlan } from '../../plan/read-plan.js';
+import { planCreate, planDelete, planLink, planUpdate } from '../../plan/build-write.js';
 import { validateInput } from '../../plan/validate-input.js';
 import { formatError, type FormatOptions, type FormattedError } from '../response/format-error.js';
 import { responseBody } from '../response/response-body.js';
@@ -181,13 +182,13 @@ async function runMutation(ctx: RunContext, step: DataStep): Promise<string> {
     case 'create': {
       const values = validateInput(model, type, step.args['input'] ?? {}, 'create');
       // Where the create can render its selection in its own statement (PostgreSQL), no second read.
-      const { id, record } = await engine.write({ kind: 'create', type: type.name, values }, undefined, readPlan);
+      const { id, record } = await engine.write(planCreate(model, type.name, values), undefined, readPlan);
       return record ?? readBack(id);
     }
     case 'update': {
       const id = idArgument(step.args['id']);
       const values = validateInput(model, type, step.args['input'] ?? {}, 'patch');
-      await engine.write({ kind: 'update', type: type.name, id, values, replace: false });
+      await engine.write(planUpdate(model, type.name, id, values));
       return readBack(id);
     }
     case 'delete':
@@ -195,7 +196,7 @@ async function runMutation(ctx: RunContext, step: DataStep): Promise<string> {
     case 'connect':
     case 'disconnect': {
       const id = idArgument(step.args['id']);
-      await engine.write({ kind: role.kind, type: type.name, field: role.field.name, id, targetId: idArgument(step.args['targetId']) });
+      await engine.write(planLink(model, role.kind, type.name, role.field.name, id, idArgument(step.args['targetId'])));
       return readBack(id);
     }
     default:
@@ -214,7 +215,7 @@ async function deleteReturning(ctx: RunContext, step: DataStep, id: string): Pro
   let before = null as string | null;
   try {
     await ctx.engine.write(
-      { kind: 'delete', type: type.name, id },
+      planDelete(ctx.engine.model, type.name, id),
       {
         ifMatch: '*',
         plan,
