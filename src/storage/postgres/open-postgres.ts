@@ -138,7 +138,7 @@ class PostgresDatabase implements Database {
 
   readonly #pool: pg.Pool;
   readonly #lease: WriterLease;
-  readonly #errors: ErrorLookup;
+  #errors: ErrorLookup;
   readonly #names = new Map<string, string>();
   #count = 0;
 
@@ -154,6 +154,10 @@ class PostgresDatabase implements Database {
         return work(tx);
       }),
     );
+  }
+
+  useModel(model: Model): void {
+    this.#errors = createErrorLookup(model);
   }
 
   get statementCount(): number {
