@@ -166,7 +166,11 @@ class PostgresDatabase implements Database {
 
   readonly dataVersion = (): Promise<number> => Promise.resolve(this.#lease.dataVersion());
 
-  readonly clockWrite = <T>(work: (guard: string | undefined) => Promise<T>): Promise<T> => this.#lease.clockWrite(work);
+  /** The lease may send its own statement (a NOTIFY through the pool), which fails like any other during an outage. */
+  readonly clockWrite = <T>(work: (guard: string | undefined) => Promise<T>): Promise<T> =>
+    this.#lease.clockWrite(work).catch((error: unknown) => {
+      throw this.#map(error);
+    });
 
   async all<Row = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<Row[]> {
     const scope = this.#scope();
