@@ -102,6 +102,7 @@ export interface Engine {
 const SNAPSHOT_MAX_AGE_MS = 1000;
 
 export function createEngine(model: Model, db: Database, options: EngineOptions = {}): Engine {
+  db.useModel(model);
   const clock = new ChangeClock(db);
   const reader = new ReadExecutor(model, db, options.maxResponseLength);
   const files = options.files === undefined ? undefined : bindFiles(model, db, options.files);

@@ -2,8 +2,10 @@ import { assertScalarType, getVariableValues, GraphQLError, OperationTypeNode } 
 import { cacheControlHeader } from '../engine/cache-policy.js';
 import type { Engine } from '../engine/engine.js';
 import { ApiError, isApiError } from '../errors/api-error.js';
+import { FILTER_LIMITS } from '../plan/build-filter.js';
 import type { PlanLimits } from '../plan/build-read.js';
 import { checkCost, planCost } from '../plan/limits.js';
+import { tooComplex } from './document/check-limits.js';
 import { variableErrorCode, withCode } from './document/input-error-code.js';
 import { createDocumentPreparer } from './document/prepare-document.js';
 import { compileOperation } from './execute/compile-operation.js';
@@ -98,7 +100,7 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
     const { operation, fragments } = chosen;
     const coerced = getVariableValues(generated.schema, operation.variableDefinitions ?? [], rawVariables, { maxErrors: 50 });
     if (coerced.errors !== undefined) {
-      return { errors: coerced.errors.map((error) => withCode(error, variableErrorCode(error, generated.inputs))) };
+      return { errors: coerced.errors.map((error) => (isStackOverflow(error) ? variablesTooDeep() : withCode(error, variableErrorCode(error, generated.inputs)))) };
     }
     const compiled = compileOperation({ schema: generated.schema, fragments, variables: coerced.coerced, generated }, operation);
     const isQuery = operation.operation === OperationTypeNode.QUERY;
@@ -224,6 +226,20 @@ function operationLimits(reads: readonly (PlannedRead | undefined)[], limits: Pl
     if (isApiError(error)) return error;
     throw error;
   }
+}
+
+/**
+ * graphql-js coerces input objects recursively and reports what it throws as
+ * a variable error: a filter variable nested thousands of levels deep
+ * overflows the stack there, which is the client's doing, not an internal
+ * failure.
+ */
+function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && /call stack/i.test(error.message);
+}
+
+function variablesTooDeep(): GraphQLError {
+  return tooComplex(`The variables nest too deeply to be read; a filter nests at most ${FILTER_LIMITS.maxDepth} levels.`, 'variables');
 }
 
 /** What a request's parameters alone decide (see `derivedOf`). */

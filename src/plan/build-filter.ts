@@ -29,20 +29,50 @@ export interface FilterContext {
   readonly path: string;
 }
 
+/**
+ * How far one filter may go. Each `and` / `or` / `not` level is a nested SQL
+ * expression, and an `or` of n items is an expression n deep (SQLite refuses
+ * one 1,000 deep, a 500 where a 400 belongs); no honest filter comes near
+ * these.
+ */
+export const FILTER_LIMITS = Object.freeze({ maxDepth: 32, maxConditions: 200 });
+
+/** The filter objects and operator conditions one filter has used so far. */
+interface Budget {
+  conditions: number;
+}
+
+function spend(ctx: FilterContext, budget: Budget, path: string, conditions: number): void {
+  budget.conditions += conditions;
+  if (budget.conditions > FILTER_LIMITS.maxConditions) {
+    throw tooComplex(ctx, path, `has more than ${FILTER_LIMITS.maxConditions} conditions; the limit is ${FILTER_LIMITS.maxConditions}`);
+  }
+}
+
 export function buildFilter(ctx: FilterContext, type: ResourceType, input: unknown, path: string = ctx.path): Filter {
+  return filterOf(ctx, { conditions: 0 }, type, input, path, 1);
+}
+
+function filterOf(ctx: FilterContext, budget: Budget, type: ResourceType, input: unknown, path: string, depth: number): Filter {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw invalid(path, 'must be an object of field conditions');
   }
+  if (depth > FILTER_LIMITS.maxDepth) {
+    throw tooComplex(ctx, path, `nests and, or and not more than ${FILTER_LIMITS.maxDepth} levels deep; the limit is ${FILTER_LIMITS.maxDepth}`);
+  }
+  spend(ctx, budget, path, 1);
   const parts: Filter[] = [];
   for (const [key, value] of Object.entries(input)) {
     const here = `${path}.${key}`;
     if (key === 'and' || key === 'or') {
       if (!Array.isArray(value)) throw invalid(here, 'must be a list of filters');
-      parts.push({ op: key, items: value.map((item, i) => buildFilter(ctx, type, item, `${here}[${i}]`)) });
+      parts.push({ op: key, items: value.map((item, i) => filterOf(ctx, budget, type, item, `${here}[${i}]`, depth + 1)) });
     } else if (key === 'not') {
-      parts.push({ op: 'not', item: buildFilter(ctx, type, value, here) });
+      parts.push({ op: 'not', item: filterOf(ctx, budget, type, value, here, depth + 1) });
     } else {
-      parts.push(...buildFieldConditions(ctx, type, key, value, here));
+      const conditions = buildFieldConditions(ctx, type, key, value, here);
+      spend(ctx, budget, here, conditions.length);
+      parts.push(...conditions);
     }
   }
   return parts.length === 1 ? (parts[0] as Filter) : { op: 'and', items: parts };
@@ -100,6 +130,11 @@ function buildFieldConditions(ctx: FilterContext, type: ResourceType, name: stri
   }
   if (result.length === 0) throw invalid(path, 'names no operator');
   return result;
+}
+
+/** The detail names the filter (`users.filter`), not the full path, which may be hundreds of `not`s long. */
+function tooComplex(ctx: FilterContext, path: string, message: string): ApiError {
+  return new ApiError('QUERY_TOO_COMPLEX', { detail: `${ctx.path} ${message}`, extensions: { path, limit: 'filter' } });
 }
 
 function invalid(path: string, message: string): ApiError {

@@ -45,11 +45,25 @@ export interface PlanOptions {
   readonly fromText: boolean;
 }
 
+/**
+ * Values one plan may bind. SQLite takes at most 32,766 in a statement and
+ * PostgreSQL 65,535; a plan past that would fail in the database (a 500, or
+ * a protocol error that reads as an outage) rather than as the client's
+ * question being too big.
+ */
+export const MAX_PLAN_PARAMS = 5_000;
+
 class Params {
   readonly values: unknown[] = [];
   /** Embedded relations so far, counted as they are built (see `enter`). */
   relations = 0;
   add = (value: unknown): Param => {
+    if (this.values.length >= MAX_PLAN_PARAMS) {
+      throw new ApiError('QUERY_TOO_COMPLEX', {
+        detail: `The question needs more than ${MAX_PLAN_PARAMS} values (filter operands, ids, cursors); the limit is ${MAX_PLAN_PARAMS}`,
+        extensions: { limit: 'params' },
+      });
+    }
     this.values.push(value);
     return { param: this.values.length - 1 };
   };

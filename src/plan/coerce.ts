@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../errors/registry.js';
 import type { Model, ScalarField } from '../schema/model.js';
 
 /**
@@ -7,7 +8,18 @@ import type { Model, ScalarField } from '../schema/model.js';
  *
  * Returns the stored-ready value, or a reason it does not fit.
  */
-export type Coerced = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: string };
+export type Coerced =
+  | { readonly ok: true; readonly value: unknown }
+  /** `code`: when the value is refused for something other than its type (a JSON value past its bounds). */
+  | { readonly ok: false; readonly reason: string; readonly code?: ErrorCode };
+
+/**
+ * Bounds on one JSON field's value. Past the depth, serialising it
+ * (`JSON.stringify` recurses) overflows the stack, and SQLite's JSON
+ * functions refuse nesting past 1,000 levels, so one stored value would
+ * break every read of its table; the count bounds the work of checking it.
+ */
+export const JSON_VALUE_LIMITS = Object.freeze({ maxDepth: 64, maxValues: 10_000 });
 
 const INT_MIN = -(2 ** 31);
 const INT_MAX = 2 ** 31 - 1;
@@ -19,7 +31,7 @@ export function coerceScalar(model: Model, field: ScalarField, value: unknown, f
     const items: unknown[] = [];
     for (const [i, item] of value.entries()) {
       const one = coerceOne(model, field, item, false);
-      if (!one.ok) return { ok: false, reason: `item ${i} ${one.reason}` };
+      if (!one.ok) return { ...one, reason: `item ${i} ${one.reason}` };
       items.push(one.value);
     }
     return { ok: true, value: items };
@@ -61,7 +73,31 @@ function coerceOne(model: Model, field: ScalarField, value: unknown, fromText: b
       const time = Date.parse(value);
       return Number.isNaN(time) ? { ok: false, reason: 'is not a valid date-time' } : { ok: true, value: new Date(time).toISOString() };
     }
-    case 'JSON':
-      return { ok: true, value };
+    case 'JSON': {
+      const reason = jsonValueProblem(value);
+      return reason === undefined ? { ok: true, value } : { ok: false, reason, code: 'VALIDATION_FAILED' };
+    }
   }
+}
+
+/**
+ * Why a JSON value is past `limits` (a JSON field's, by default), or undefined. Walked with a
+ * stack of its own, so a value nested far deeper than the limit is refused
+ * without recursion, and the walk stops at the first value past a bound.
+ */
+export function jsonValueProblem(value: unknown, limits: { readonly maxDepth: number; readonly maxValues: number } = JSON_VALUE_LIMITS): string | undefined {
+  const { maxDepth, maxValues } = limits;
+  const pending: { readonly value: unknown; readonly depth: number }[] = [{ value, depth: 0 }];
+  let count = 1;
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (typeof next.value !== 'object' || next.value === null) continue;
+    // Depth counts containers: `[]` is 1 level, `[[]]` 2.
+    const depth = next.depth + 1;
+    if (depth > maxDepth) return `nests deeper than ${maxDepth} levels; the limit is ${maxDepth}`;
+    const items = Array.isArray(next.value) ? (next.value as readonly unknown[]) : Object.values(next.value);
+    count += items.length;
+    if (count > maxValues) return `holds more than ${maxValues} values; the limit is ${maxValues}`;
+    for (const item of items) pending.push({ value: item, depth });
+  }
+  return undefined;
 }

@@ -61,7 +61,7 @@ export function validateInput(
     if (field.kind === 'scalar') {
       const coerced = coerceScalar(model, field, value, options.textFields?.has(name) === true);
       if (coerced.ok) values[name] = coerced.value;
-      else problem(name, value === null ? 'INPUT_REQUIRED_FIELD' : 'INPUT_WRONG_TYPE', `${name} ${coerced.reason}`);
+      else problem(name, coerced.code ?? (value === null ? 'INPUT_REQUIRED_FIELD' : 'INPUT_WRONG_TYPE'), `${name} ${coerced.reason}`);
     } else if (field.kind === 'toOne') {
       if (value === null && field.nullable) values[name] = null;
       else if (typeof value === 'string' && value.length > 0) values[name] = value;

@@ -1,5 +1,5 @@
 import qs from 'qs';
-import { ApiError } from '../errors/api-error.js';
+import { ApiError, isApiError } from '../errors/api-error.js';
 import type { FieldRequest, ListArgs } from '../plan/build-read.js';
 import type { FilterInput } from '../plan/build-filter.js';
 import type { OrderKey } from '../plan/read-plan.js';
@@ -26,8 +26,62 @@ export interface RestQuery {
 const ROOT_LIST_PARAMS = ['limit', 'after', 'before', 'sort', 'filter', 'count'];
 const EMBED_PARAMS = ['fields', 'limit', 'sort', 'filter'];
 
+/** What the query-string parser takes; past these a request is refused, never quietly cut short. */
+export const QUERY_STRING_LIMITS = Object.freeze({ depth: 6, arrayLimit: 100, parameterLimit: 300 });
+
+/**
+ * The query string as qs reads it, or a 400. Objects have no prototype,
+ * so a key such as `filter[constructor]` is a key like any other (qs would
+ * drop it quietly otherwise), and then unknown like any other.
+ */
 export function parseQueryString(search: string): Record<string, unknown> {
-  return qs.parse(search, { depth: 6, arrayLimit: 100, parameterLimit: 300, allowDots: false, ignoreQueryPrefix: true, strictDepth: true });
+  try {
+    return qs.parse(search, {
+      ...QUERY_STRING_LIMITS,
+      allowDots: false,
+      ignoreQueryPrefix: true,
+      strictDepth: true,
+      throwOnLimitExceeded: true,
+      plainObjects: true,
+      allowPrototypes: true,
+      decoder: (text, decode, charset, kind) => {
+        const decoded: unknown = decode(text, decode, charset);
+        // qs drops a `__proto__` key without a word; refused, so a request never means less than it says.
+        if (kind === 'key' && typeof decoded === 'string' && decoded.split(/[[\]]/).includes('__proto__')) {
+          throw new ApiError('QUERY_INVALID_ARGUMENT', { detail: `The query key "${decoded}" names __proto__, which no parameter or field is`, extensions: { parameter: decoded } });
+        }
+        return decoded;
+      },
+    });
+  } catch (error) {
+    if (isApiError(error)) throw error;
+    throw queryStringError(error);
+  }
+}
+
+/** qs's limits (RangeErrors) as QUERY_TOO_COMPLEX; anything else it throws is the query string's fault too. */
+function queryStringError(error: unknown): ApiError {
+  const message = error instanceof Error ? error.message : String(error);
+  const { depth, arrayLimit, parameterLimit } = QUERY_STRING_LIMITS;
+  if (/depth/i.test(message)) {
+    return new ApiError('QUERY_TOO_COMPLEX', {
+      detail: `A query parameter nests more than ${depth} bracket levels (such as filter[not][not]…); the limit is ${depth}`,
+      extensions: { limit: 'depth' },
+    });
+  }
+  if (/array limit/i.test(message)) {
+    return new ApiError('QUERY_TOO_COMPLEX', {
+      detail: `A query parameter has more than ${arrayLimit} items, or an index of ${arrayLimit} or more; the limit is ${arrayLimit}`,
+      extensions: { limit: 'arrayLimit' },
+    });
+  }
+  if (/parameter limit/i.test(message)) {
+    return new ApiError('QUERY_TOO_COMPLEX', {
+      detail: `The query string has more than ${parameterLimit} parameters; the limit is ${parameterLimit}`,
+      extensions: { limit: 'parameterLimit' },
+    });
+  }
+  return new ApiError('QUERY_INVALID_ARGUMENT', { detail: 'The query string cannot be read' });
 }
 
 export function parseRestQuery(model: Model, type: ResourceType, raw: Record<string, unknown>, isList: boolean): RestQuery {
@@ -169,7 +223,8 @@ function normalizeFilter(value: unknown, path: string): FilterInput {
 
 function splitList(value: unknown, parameter: string): string[] {
   if (value === undefined) return [];
-  const text = Array.isArray(value) ? value.join(',') : value;
+  // Repeated (`fields=a&fields=b`) or bracketed (`fields[]=a`) values are one list; anything nested in them is not.
+  const text = Array.isArray(value) && value.every((item) => typeof item === 'string') ? value.join(',') : value;
   if (typeof text !== 'string') throw new ApiError('QUERY_INVALID_ARGUMENT', { detail: `${parameter} must be a comma-separated list`, extensions: { parameter } });
   return text
     .split(',')

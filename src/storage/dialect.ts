@@ -4,6 +4,7 @@
  * nothing outside those folders mentions a database by name.
  */
 
+import type { Model } from '../schema/model.js';
 import type { SchemaDialect } from './migrate/schema-spec.js';
 
 export type SqlValue = string | number | bigint | boolean | null | Buffer;
@@ -50,6 +51,12 @@ export interface Database extends SqlRunner {
    * every commit of the process (the engine has one).
    */
   readonly clockWrite?: <T>(work: (guard: string | undefined) => Promise<T>) => Promise<T>;
+  /**
+   * The model its errors name fields from (`Another User already has this
+   * email.`, pointer `/email`) rather than tables and columns. The engine
+   * passes its own, so a database opened without `model` names them too.
+   */
+  useModel(model: Model): void;
   /** Reading and changing the schema: what `migrate` works with (each driver supplies its own). */
   readonly schema: SchemaDialect;
   /** Cheap liveness probe for /healthz. */

@@ -1,4 +1,5 @@
 import { ApiError } from '../../errors/api-error.js';
+import { jsonValueProblem } from '../../plan/coerce.js';
 import { LruCache } from '../../util/lru-cache.js';
 
 /**
@@ -50,6 +51,13 @@ export function paramsFromJson(body: unknown): GraphqlParams {
 const parsedSearches = new LruCache<string, GraphqlParams>(1000);
 const CACHEABLE_SEARCH = 2048;
 
+/**
+ * JSON parameters of a GET: a query's variables never need more (a filter
+ * nests at most 32 levels, each an object and a list), and a URL can carry
+ * thousands of brackets.
+ */
+const SEARCH_JSON_LIMITS = Object.freeze({ maxDepth: 128, maxValues: 10_000 });
+
 export function paramsFromSearch(search: string): GraphqlParams {
   const known = parsedSearches.get(search);
   if (known !== undefined) return known;
@@ -74,6 +82,9 @@ function parseSearch(search: string): GraphqlParams {
     } catch {
       throw new ApiError('MALFORMED_JSON', { detail: `The ${name} parameter is not valid JSON` });
     }
+    // A GET's parameters are part of its cache key, which `JSON.stringify` (recursive) writes.
+    const problem = jsonValueProblem(value, SEARCH_JSON_LIMITS);
+    if (problem !== undefined) throw new ApiError('QUERY_TOO_COMPLEX', { detail: `The ${name} parameter ${problem}`, extensions: { parameter: name } });
     return objectParam(value, name);
   };
   const operationName = single('operationName');

@@ -138,7 +138,7 @@ class PostgresDatabase implements Database {
 
   readonly #pool: pg.Pool;
   readonly #lease: WriterLease;
-  readonly #errors: ErrorLookup;
+  #errors: ErrorLookup;
   readonly #names = new Map<string, string>();
   #count = 0;
 
@@ -156,13 +156,21 @@ class PostgresDatabase implements Database {
     );
   }
 
+  useModel(model: Model): void {
+    this.#errors = createErrorLookup(model);
+  }
+
   get statementCount(): number {
     return this.#count;
   }
 
   readonly dataVersion = (): Promise<number> => Promise.resolve(this.#lease.dataVersion());
 
-  readonly clockWrite = <T>(work: (guard: string | undefined) => Promise<T>): Promise<T> => this.#lease.clockWrite(work);
+  /** The lease may send its own statement (a NOTIFY through the pool), which fails like any other during an outage. */
+  readonly clockWrite = <T>(work: (guard: string | undefined) => Promise<T>): Promise<T> =>
+    this.#lease.clockWrite(work).catch((error: unknown) => {
+      throw this.#map(error);
+    });
 
   async all<Row = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<Row[]> {
     const scope = this.#scope();

@@ -152,7 +152,7 @@ class SqliteDatabase implements Database {
   readonly #db: BetterSqlite3.Database;
   readonly #cache = new Map<string, BetterSqlite3.Statement>();
   readonly #cacheSize: number;
-  readonly #errors: ErrorLookup;
+  #errors: ErrorLookup;
   readonly #begin: BetterSqlite3.Statement;
   readonly #commit: BetterSqlite3.Statement;
   readonly #rollback: BetterSqlite3.Statement;
@@ -202,6 +202,10 @@ class SqliteDatabase implements Database {
       this.dataVersion = () => Promise.resolve(dataVersion.get() as number);
     }
     this.schema = createSqliteSchema((work) => this.#exclusive(work, true));
+  }
+
+  useModel(model: Model): void {
+    this.#errors = createErrorLookup(model);
   }
 
   get statementCount(): number {
