@@ -19,7 +19,9 @@ export type Filter =
   | { readonly op: 'not'; readonly item: Filter }
   | { readonly op: CompareOp; readonly field: string; readonly value: Param }
   | { readonly op: 'in'; readonly field: string; readonly values: readonly Param[] }
-  | { readonly op: 'isNull'; readonly field: string; readonly value: boolean };
+  | { readonly op: 'isNull'; readonly field: string; readonly value: boolean }
+  /** The record a to-one relation points at exists and matches `filter` (a rule's `order.customer == auth.id`). */
+  | { readonly op: 'related'; readonly field: string; readonly filter: Filter };
 
 export interface OrderKey {
   readonly field: string;

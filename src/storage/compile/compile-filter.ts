@@ -21,6 +21,13 @@ export function compileFilter(ctx: SqlContext, type: ResourceType, alias: string
     }
     case 'not':
       return `NOT (${compileFilter(ctx, type, alias, filter.item)})`;
+    case 'related': {
+      const field = ctx.field(type, filter.field);
+      if (field.kind !== 'toOne') throw new Error(`plan filters through ${type.name}.${filter.field}, which is not a to-one relation`);
+      const target = ctx.type(field.target);
+      const inner = ctx.alias();
+      return `EXISTS (SELECT 1 FROM ${ctx.table(target)} ${inner} WHERE ${ctx.ref(inner, 'id')} = ${ctx.ref(alias, field.column)} AND ${compileFilter(ctx, target, inner, filter.filter)})`;
+    }
     case 'isNull':
       return `${columnOf(ctx, type, alias, filter.field)} IS ${filter.value ? '' : 'NOT '}NULL`;
     case 'in': {
