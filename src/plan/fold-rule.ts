@@ -99,7 +99,7 @@ function compareValues(left: unknown, op: CompareOp, right: unknown): boolean {
   if (op === 'eq') return left === right;
   if (op === 'ne') return left !== right;
   if (left === null || right === null || typeof left !== typeof right || (typeof left !== 'number' && typeof left !== 'string')) return false;
-  const a = left as number | string;
+  const a = left;
   const b = right as number | string;
   switch (op) {
     case 'lt':
