@@ -73,11 +73,11 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   app.get('/healthz', async (_request, reply) => {
     try {
       await engine.db.ping();
-      return await reply.code(200).send({ status: 'ok', database: engine.db.dialect });
-    } catch {
-      const error = new ApiError('DATABASE_UNAVAILABLE', { detail: 'The database does not answer' });
-      return reply.code(503).type(PROBLEM_CONTENT_TYPE).send(problemOf(error, '/healthz'));
+    } catch (cause) {
+      // Through the error handler, like every 503: problem+json with Retry-After.
+      throw new ApiError('DATABASE_UNAVAILABLE', { detail: 'The database does not answer', cause });
     }
+    return reply.code(200).send({ status: 'ok', database: engine.db.dialect });
   });
 
   if (engine.files !== undefined) {

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { ApiError, isApiError } from '../errors/api-error.js';
+import { retryAfterOf } from '../errors/registry.js';
 import { PROBLEM_CONTENT_TYPE, problemOf } from '../rest/problem.js';
 
 /**
  * Everything that goes wrong ends here as problem+json with a registered
  * code. Fastify's own envelope errors (media type, body size, malformed JSON)
  * are translated; anything unknown is INTERNAL with an error id, its stack
- * going to the log and never to the client.
+ * going to the log and never to the client. A 503 says when to retry.
  */
 export function installErrorHandling(app: FastifyInstance, options: { readonly exposeInternals: boolean }): void {
   app.setErrorHandler((raw: FastifyError | Error, request, reply) => {
@@ -24,6 +25,8 @@ export function installErrorHandling(app: FastifyInstance, options: { readonly e
     }
     const allow = error.extensions['allow'];
     if (Array.isArray(allow)) void reply.header('allow', allow.join(', '));
+    const retryAfter = retryAfterOf(error.code);
+    if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
     if (error.status >= 500) request.log.warn({ code: error.code, detail: error.detail }, 'service unavailable');
     void reply.code(error.status).type(PROBLEM_CONTENT_TYPE).send(problemOf(error, request.url));
   });
