@@ -86,6 +86,13 @@ describeSqlite('HTTP edge', (ctx) => {
       expect(grown.json.errors[0].extensions.code).toBe('BODY_TOO_LARGE');
     });
 
+    it('a large body sent to no route at all (Fastify reads bodies for its 404 too)', async () => {
+      const response = await sendThenRead(server.url, head('POST', '/nowhere', { 'content-type': 'application/json', 'content-length': BIG }), filler(BIG));
+      expect(response.status).toBe(413);
+      expect(response.headers['connection']).toBe('close');
+      expect(response.json).toMatchObject({ code: 'BODY_TOO_LARGE' });
+    });
+
     it('a REST upload over the file limit', async () => {
       const upload = bigUpload('file');
       const response = await sendThenRead(
