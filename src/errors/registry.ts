@@ -4,13 +4,18 @@
  * status and title from here, so the two styles can never disagree.
  *
  * Codes are grouped by the pipeline stage that raises them and are never
- * reused for another meaning once published.
+ * reused for another meaning once published. Every 503 entry says, in
+ * `retryAfter` seconds, when to try again: both front-ends send it as
+ * `Retry-After` (RFC 9110 §10.2.3), and a test holds every 503 to it.
  */
 export const ERROR_REGISTRY = {
   // request: the HTTP envelope
   BAD_REQUEST: { status: 400, title: 'Bad request' },
   MALFORMED_JSON: { status: 400, title: 'Malformed JSON body' },
   BODY_TOO_LARGE: { status: 413, title: 'Request body too large' },
+  HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large' },
+  REQUEST_TIMEOUT: { status: 408, title: 'Request not received in time' },
+  EXPECTATION_FAILED: { status: 417, title: 'Expectation not supported' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   NOT_ACCEPTABLE: { status: 406, title: 'Not acceptable' },
   ROUTE_NOT_FOUND: { status: 404, title: 'No such route' },
@@ -46,9 +51,9 @@ export const ERROR_REGISTRY = {
   UNIQUE_VIOLATION: { status: 409, title: 'Unique constraint violated' },
   RELATION_CONFLICT: { status: 409, title: 'Relation conflict' },
   RELATION_TARGET_NOT_FOUND: { status: 409, title: 'Related record not found' },
-  DATABASE_UNAVAILABLE: { status: 503, title: 'Database unavailable' },
-  DATABASE_TIMEOUT: { status: 503, title: 'Database timed out' },
-  QUERY_TIMEOUT: { status: 503, title: 'Query ran past its time budget' },
+  DATABASE_UNAVAILABLE: { status: 503, title: 'Database unavailable', retryAfter: 5 },
+  DATABASE_TIMEOUT: { status: 503, title: 'Database timed out', retryAfter: 2 },
+  QUERY_TIMEOUT: { status: 503, title: 'Query ran past its time budget', retryAfter: 1 },
 
   // files: uploads (checked by content, never by name) and stored files
   FILE_MISSING: { status: 400, title: 'File part missing' },
@@ -65,10 +70,24 @@ export const ERROR_REGISTRY = {
   MIGRATION_DESTRUCTIVE: { status: 500, title: 'Destructive migration refused' },
 
   INTERNAL: { status: 500, title: 'Internal error' },
-} as const satisfies Record<string, { status: number; title: string }>;
+} as const satisfies Record<string, ErrorEntry>;
+
+export interface ErrorEntry {
+  readonly status: number;
+  readonly title: string;
+  /** Seconds a client should wait before trying again (503 entries). */
+  readonly retryAfter?: number;
+}
 
 export type ErrorCode = keyof typeof ERROR_REGISTRY;
 
 export function isErrorCode(code: string): code is ErrorCode {
   return Object.hasOwn(ERROR_REGISTRY, code);
+}
+
+/** The `Retry-After` seconds of a code, undefined for codes that retrying will not fix. */
+export function retryAfterOf(code: string): number | undefined {
+  if (!isErrorCode(code)) return undefined;
+  const entry: ErrorEntry = ERROR_REGISTRY[code];
+  return entry.retryAfter;
 }

@@ -35,17 +35,13 @@ export function createLocalFileStore(directory: string): FileStore {
       const head: Buffer[] = [];
       let headLength = 0;
       let size = 0;
-      // Set by the transform below (an object, so the compiler sees it can change).
-      const over = { limit: false };
       const meter = new Transform({
         transform(chunk: Buffer, _encoding, done) {
           size += chunk.length;
           if (size > maxBytes) {
-            over.limit = true;
-            // Keep reading (and dropping) what the client is still sending, so it
-            // gets the 413 instead of a reset connection; far past the limit, stop.
-            if (size > 2 * maxBytes + 1024 * 1024) done(tooLargeError(maxBytes));
-            else done();
+            // Refused at once: the rest of the upload is the HTTP server's to read and
+            // drop after the 413 has gone out (its lingering close), not the store's.
+            done(tooLargeError(maxBytes));
             return;
           }
           hash.update(chunk);
@@ -64,10 +60,6 @@ export function createLocalFileStore(directory: string): FileStore {
       } catch (error) {
         await rm(path, { force: true });
         throw error;
-      }
-      if (over.limit) {
-        await rm(path, { force: true });
-        throw tooLargeError(maxBytes);
       }
       return stagedFile(path, hash.digest('hex'), size, Buffer.concat(head), original);
     },

@@ -11,6 +11,8 @@ import { graphiqlPage } from './http/graphiql-page.js';
 import { paramsFromBody, paramsFromSearch } from './http/graphql-params.js';
 import { checkPreflightHeader, paramsFromMultipart } from './http/multipart-request.js';
 import { HTML_MEDIA, JSON_MEDIA, negotiate } from './http/negotiate.js';
+import { formatError, type FormatOptions } from './response/format-error.js';
+import { responseBody } from './response/response-body.js';
 
 export type { GraphqlLimits, GraphqlOptions, PersistedDocumentsOptions } from './graphql-options.js';
 export { DEFAULT_GRAPHQL_LIMITS } from './graphql-options.js';
@@ -27,6 +29,8 @@ export interface GraphqlApiOptions {
 }
 
 const ENDPOINT = '/graphql';
+/** The methods /graphql answers (its `Allow`); every other one is a 405. */
+export const GRAPHQL_METHODS: readonly string[] = ['GET', 'HEAD', 'POST', 'OPTIONS'];
 
 /**
  * The query style at `/graphql` (GraphQL over HTTP): POST with an
@@ -90,11 +94,17 @@ export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOpti
       },
     });
 
+    // The one place that says which methods /graphql takes (CORS preflights will build on it).
     scope.route({
-      method: ['PUT', 'PATCH', 'DELETE'],
+      method: 'OPTIONS',
+      url: ENDPOINT,
+      handler: (_request, reply) => reply.code(204).header('allow', GRAPHQL_METHODS.join(', ')).send(),
+    });
+    scope.route({
+      method: scope.supportedMethods.filter((method) => !GRAPHQL_METHODS.includes(method)),
       url: ENDPOINT,
       handler: () => {
-        throw new ApiError('METHOD_NOT_ALLOWED', { detail: 'GraphQL takes GET (queries) and POST', extensions: { allow: ['GET', 'HEAD', 'POST'] } });
+        throw new ApiError('METHOD_NOT_ALLOWED', { detail: 'GraphQL takes GET (queries) and POST', extensions: { allow: GRAPHQL_METHODS } });
       },
     });
     done();
@@ -107,9 +117,34 @@ function send(reply: FastifyReply, response: GraphqlHttpResponse): FastifyReply 
 
 /** The media type an error answers in: negotiated when possible, JSON otherwise. */
 function mediaOf(request: FastifyRequest): JsonMedia {
-  const media = negotiate(header(request, 'accept'), false);
+  return errorMedia(header(request, 'accept'));
+}
+
+function errorMedia(accept: string | undefined): JsonMedia {
+  const media = negotiate(accept, false);
   return media === undefined || media === HTML_MEDIA ? JSON_MEDIA : media;
 }
+
+/** Whether a request target is the GraphQL endpoint (its path, trailing slash or not). */
+export function isGraphqlTarget(url: string): boolean {
+  const path = url.split('?', 1)[0];
+  return path === ENDPOINT || path === `${ENDPOINT}/`;
+}
+
+/**
+ * An error about a /graphql request that no route answers (the server
+ * refused it at the socket, before Fastify saw it), in GraphQL's shape.
+ */
+export function graphqlErrorResponse(error: ApiError, accept: string | undefined): GraphqlHttpResponse {
+  return {
+    status: error.status,
+    headers: { 'content-type': `${errorMedia(accept)}; charset=utf-8`, 'cache-control': 'no-store' },
+    body: responseBody([formatError(error, EDGE_FORMAT)], undefined),
+  };
+}
+
+/** Only INTERNAL errors are logged, and nothing refuses a request at the socket with one. */
+const EDGE_FORMAT: FormatOptions = { hideSuggestions: true, exposeInternals: false, log: { error: () => undefined } };
 
 /** Fastify's envelope errors as registered codes; anything else stays as is, to be masked as INTERNAL. */
 function toApiError(raw: FastifyError | Error): unknown {

@@ -18,6 +18,7 @@ import { GRAPHQL_RESPONSE_JSON, type JSON_MEDIA } from './http/negotiate.js';
 import { createDocumentSource, loadPersistedDocuments } from './http/persisted-documents.js';
 import { formatError, type ErrorLog, type FormatOptions } from './response/format-error.js';
 import { responseBody } from './response/response-body.js';
+import { retryAfterHeader } from './response/retry-after.js';
 import { buildGraphqlSchema } from './schema/build-schema.js';
 import type { GeneratedSchema } from './schema/roles.js';
 
@@ -76,14 +77,16 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
 
   const httpError = (error: unknown, media: JsonMedia, log: ErrorLog): GraphqlHttpResponse => {
     const allow = isApiError(error) ? error.extensions['allow'] : undefined;
+    const formatted = formatError(error, formatOptions(log));
     return {
       status: isApiError(error) ? error.status : 500,
       headers: {
         'content-type': contentType(media),
         'cache-control': 'no-store',
         ...(Array.isArray(allow) ? { allow: allow.join(', ') } : {}),
+        ...retryAfterHeader([formatted]),
       },
-      body: responseBody([formatError(error, formatOptions(log))], undefined),
+      body: responseBody([formatted], undefined),
     };
   };
 
@@ -200,7 +203,7 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
         : { etag: outcome.validators.etag, 'cache-control': cacheControlHeader(outcome.validators.policy) };
     return {
       status: 200,
-      headers: { 'content-type': contentType(request.media), ...caching, ...(request.method === 'GET' ? { vary: 'Accept' } : {}) },
+      headers: { 'content-type': contentType(request.media), ...caching, ...(request.method === 'GET' ? { vary: 'Accept' } : {}), ...outcome.headers },
       body: outcome.body,
     };
   };

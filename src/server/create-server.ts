@@ -1,4 +1,5 @@
 import multipart from '@fastify/multipart';
+import { createServer as createHttpServer } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Engine } from '../engine/engine.js';
 import { resolvePlanLimits, type PlanLimits } from '../plan/limits.js';
@@ -8,8 +9,10 @@ import { registerRestApi } from '../rest/rest-api.js';
 import { registerGraphqlApi, type GraphqlOptions } from '../graphql/graphql-api.js';
 import { registerOpenApi } from '../rest/openapi/register-openapi.js';
 import { multipartLimits } from '../files/multipart-parts.js';
+import { clientErrors } from './client-errors.js';
 import { crossSiteGuard } from './cross-site-guard.js';
-import { installErrorHandling } from './error-handler.js';
+import { closeAfterUnreadBody, installErrorHandling } from './error-handler.js';
+import { DEFAULT_LINGER, type LingerLimits } from './lingering-close.js';
 
 export interface ServerOptions {
   readonly engine: Engine;
@@ -30,14 +33,45 @@ export interface ServerOptions {
    * this server's own pages and non-browser clients can. See cross-site-guard.ts.
    */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * Longest time a client may take to send a whole request, head and body,
+   * in milliseconds (30 s by default): after it the request is answered 408
+   * and the connection closed. Raise it for large uploads over slow links.
+   */
+  readonly requestTimeout?: number;
+  /**
+   * After refusing a request whose body is still arriving (a 413, say): how
+   * many bytes of it are read and thrown away (64 MiB by default), and for
+   * how many milliseconds (10 s), before the connection closes.
+   */
+  readonly lingeringClose?: Partial<LingerLimits>;
 }
+
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 /**
  * One HTTP server mounting both front-ends over one engine, plus the
  * operational endpoints. Listening and shutdown belong to the caller.
  */
 export async function createServer(options: ServerOptions): Promise<FastifyInstance> {
+  const requestTimeout = positiveInteger(options.requestTimeout, DEFAULT_REQUEST_TIMEOUT_MS, 'requestTimeout');
+  const linger: LingerLimits = {
+    maxBytes: positiveInteger(options.lingeringClose?.maxBytes, DEFAULT_LINGER.maxBytes, 'lingeringClose.maxBytes'),
+    maxMs: positiveInteger(options.lingeringClose?.maxMs, DEFAULT_LINGER.maxMs, 'lingeringClose.maxMs'),
+  };
+  const edge = clientErrors(linger);
   const app = Fastify({
+    // Node's own server, for what Fastify does not pass on: how often slow requests are looked for
+    // (every 30 s by default, which would let one outlive its timeout by that much).
+    serverFactory: (handler) =>
+      createHttpServer(
+        { requestTimeout, connectionsCheckingInterval: Math.min(1_000, Math.ceil(requestTimeout / 2)), keepAliveTimeout: FASTIFY_KEEP_ALIVE_MS },
+        handler,
+      ),
+    clientErrorHandler: edge.handler,
+    // While closing, requests still arriving on open connections are answered (with Connection: close)
+    // rather than given Fastify's own 503, which has neither our shape nor a Retry-After.
+    return503OnClosing: false,
     logger:
       options.logger === false
         ? false
@@ -64,11 +98,13 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     requestIdHeader: 'x-request-id',
     // Errors the router raises before any route runs (a path too long to route, a bad URL encoding) get problem+json too.
     frameworkErrors: (error, request, reply) => {
+      closeAfterUnreadBody(request, reply, linger);
       const problem = new ApiError(error.statusCode === 414 ? 'URI_TOO_LONG' : 'BAD_REQUEST', { detail: error.message });
       void (reply as FastifyReply).code(problem.status).type(PROBLEM_CONTENT_TYPE).send(problemOf(problem, request.url));
     },
   });
-  installErrorHandling(app, { exposeInternals: options.exposeInternals === true });
+  edge.attach(app.server, app.log);
+  installErrorHandling(app, { exposeInternals: options.exposeInternals === true, linger });
   // Before any route is registered, so it runs for every one (and before any body is parsed).
   app.addHook('onRequest', crossSiteGuard(options.allowedOrigins ?? []));
   app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (_request, body, done) => {
@@ -83,11 +119,11 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   app.get('/healthz', async (_request, reply) => {
     try {
       await engine.db.ping();
-      return await reply.code(200).send({ status: 'ok', database: engine.db.dialect });
-    } catch {
-      const error = new ApiError('DATABASE_UNAVAILABLE', { detail: 'The database does not answer' });
-      return reply.code(503).type(PROBLEM_CONTENT_TYPE).send(problemOf(error, '/healthz'));
+    } catch (cause) {
+      // Through the error handler, like every 503: problem+json with Retry-After.
+      throw new ApiError('DATABASE_UNAVAILABLE', { detail: 'The database does not answer', cause });
     }
+    return reply.code(200).send({ status: 'ok', database: engine.db.dialect });
   });
 
   if (engine.files !== undefined) {
@@ -100,4 +136,13 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   registerOpenApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true });
   await app.ready();
   return app;
+}
+
+/** Fastify's own default, which it applies only to servers it makes itself. */
+const FASTIFY_KEEP_ALIVE_MS = 72_000;
+
+function positiveInteger(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value <= 0) throw new TypeError(`${name} must be a positive whole number, got ${String(value)}`);
+  return value;
 }

@@ -179,7 +179,7 @@ describeEachDialect('GraphQL HTTP caching and persisted operations', (ctx) => {
     expect(head.headers.get('etag')).toMatch(/^"/);
     const put = await http(server.url, 'PUT', '/graphql', { body: { query: '{ __typename }' } });
     expect(put.status).toBe(405);
-    expect(put.headers.get('allow')).toBe('GET, HEAD, POST');
+    expect(put.headers.get('allow')).toBe('GET, HEAD, POST, OPTIONS');
   });
 });
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ERROR_REGISTRY } from '../../src/errors/registry.js';
 import { describeEachDialect } from '../support/databases.js';
 import { http } from '../support/http.js';
 import { startServer, type TestServer } from '../support/start-server.js';
@@ -27,16 +28,33 @@ describeEachDialect('operations', (ctx) => {
     expect(lines.join('\n')).not.toContain('also-secret');
   });
 
-  it('/healthz is 200 while the database answers and 503 once it does not', async () => {
+  it('/healthz is 200 while the database answers and 503 once it does not; every outage says when to retry', async () => {
     const healthy = await http(server.url, 'GET', '/healthz');
     expect(healthy.status).toBe(200);
     expect(healthy.json).toMatchObject({ status: 'ok', database: ctx.dialect });
+    expect(healthy.headers.get('retry-after')).toBeNull();
     await server.db.close();
+    const retryAfter = String(ERROR_REGISTRY.DATABASE_UNAVAILABLE.retryAfter);
     const down = await http(server.url, 'GET', '/healthz');
     expect(down.status).toBe(503);
-    expect(down.json.code).toBe('DATABASE_UNAVAILABLE');
+    expect(down.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(down.json).toMatchObject({ code: 'DATABASE_UNAVAILABLE', instance: '/healthz' });
+    expect(down.headers.get('retry-after')).toBe(retryAfter);
     const read = await http(server.url, 'GET', '/users/1');
     expect(read.status).toBe(503);
     expect(read.json.code).toBe('DATABASE_UNAVAILABLE');
+    expect(read.headers.get('retry-after')).toBe(retryAfter);
+    const write = await http(server.url, 'POST', '/users', { body: { name: 'Nobody', email: 'nobody@example.com' } });
+    expect(write.status).toBe(503);
+    expect(write.headers.get('retry-after')).toBe(retryAfter);
+    // GraphQL answers an outage as field errors (200, GraphQL over HTTP), with the same Retry-After.
+    for (const response of [
+      await http(server.url, 'POST', '/graphql', { body: { query: '{ users(first: 1) { id } }' } }),
+      await http(server.url, 'GET', '/graphql?query=%7B%20users(first%3A%201)%20%7B%20id%20%7D%20%7D'),
+      await http(server.url, 'POST', '/graphql', { body: { query: 'mutation { createUser(input: { name: "Nobody", email: "nobody@example.com" }) { id } }' } }),
+    ]) {
+      expect(response.json.errors[0].extensions.code).toBe('DATABASE_UNAVAILABLE');
+      expect(response.headers.get('retry-after')).toBe(retryAfter);
+    }
   });
 });

@@ -34,6 +34,7 @@ describeEachDialect('A statement past its time budget is stopped with 503 QUERY_
     expect(slow.status).toBe(503);
     expect(slow.headers.get('content-type')).toContain('application/problem+json');
     expect(slow.json.code).toBe('QUERY_TIMEOUT');
+    expect(slow.headers.get('retry-after')).toBe('1');
     expect(fast.status).toBe(200);
     const after = await http(server.url, 'GET', '/users?limit=2');
     expect(after.status).toBe(200);
@@ -44,6 +45,7 @@ describeEachDialect('A statement past its time budget is stopped with 503 QUERY_
     const response = await gql(server.url, slowQuery);
     expect(response.json.errors[0].extensions.code).toBe('QUERY_TIMEOUT');
     expect(response.json.data).toBeNull();
+    expect(response.headers.get('retry-after')).toBe('1');
     expect((await gql(server.url, '{ users(first: 1) { id } }')).json.errors).toBeUndefined();
   });
 

@@ -7,6 +7,7 @@ import { planCreate, planDelete, planLink, planUpdate } from '../../plan/build-w
 import { validateInput } from '../../plan/validate-input.js';
 import { formatError, type FormatOptions, type FormattedError } from '../response/format-error.js';
 import { responseBody } from '../response/response-body.js';
+import { retryAfterHeader } from '../response/retry-after.js';
 import type { GeneratedSchema } from '../schema/roles.js';
 import type { RootStep } from './compile-operation.js';
 import { introspect, type FieldOutcome } from './introspect.js';
@@ -46,8 +47,16 @@ export interface CacheRequest {
 }
 
 export type RunOutcome =
-  /** `validators` is set when the response may be cached (a cacheable read without errors). */
-  | { readonly status: 200; readonly body: string; readonly validators: { readonly etag: string; readonly policy: CachePolicy } | undefined }
+  /**
+   * `validators` is set when the response may be cached (a cacheable read without errors);
+   * `headers` are what its errors add (Retry-After for an outage).
+   */
+  | {
+      readonly status: 200;
+      readonly body: string;
+      readonly headers: Readonly<Record<string, string>>;
+      readonly validators: { readonly etag: string; readonly policy: CachePolicy } | undefined;
+    }
   | { readonly status: 304; readonly etag: string | undefined; readonly policy: CachePolicy };
 
 type DataStep = Extract<RootStep, { kind: 'data' }>;
@@ -76,7 +85,7 @@ export async function runOperation(ctx: RunContext, op: RunnableOperation, cache
       if (step.kind !== 'data') continue;
       outcomes[index] = await settle(() => runMutation(ctx, step));
     }
-    return { status: 200, body: assemble(ctx, op.steps, outcomes), validators: undefined };
+    return { status: 200, ...assemble(ctx, op.steps, outcomes), validators: undefined };
   }
 
   // From here on only the plans are read, never a step's `args`: a template's steps have none.
@@ -100,14 +109,14 @@ export async function runOperation(ctx: RunContext, op: RunnableOperation, cache
           planned.forEach((entry, i) => {
             outcomes[entry.index] = { json: jsonOf(entry.step, results[i] as ReadResult) };
           });
-          return assemble(ctx, op.steps, outcomes);
+          return assemble(ctx, op.steps, outcomes).body;
         },
       });
       if (response.status === 304) return { status: 304, etag: response.etag, policy: response.policy };
-      return { status: 200, body: response.body, validators: { etag: response.etag, policy: response.policy } };
+      return { status: 200, body: response.body, headers: NO_HEADERS, validators: { etag: response.etag, policy: response.policy } };
     } catch (error) {
       for (const entry of planned) outcomes[entry.index] = { error };
-      return { status: 200, body: assemble(ctx, op.steps, outcomes), validators: undefined };
+      return { status: 200, ...assemble(ctx, op.steps, outcomes), validators: undefined };
     }
   }
 
@@ -116,8 +125,10 @@ export async function runOperation(ctx: RunContext, op: RunnableOperation, cache
       outcomes[entry.index] = await settle(async () => jsonOf(entry.step, await ctx.engine.read(entry.plan)));
     }),
   );
-  return { status: 200, body: assemble(ctx, op.steps, outcomes), validators: undefined };
+  return { status: 200, ...assemble(ctx, op.steps, outcomes), validators: undefined };
 }
+
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 async function settle(work: () => Promise<string>): Promise<FieldOutcome> {
   try {
@@ -242,9 +253,14 @@ function idArgument(value: unknown): string {
 
 /**
  * The response body: root fields in selection order. A failed non-null root
- * field makes `data` null (GraphQL's null propagation, spec §6.4.4).
+ * field makes `data` null (GraphQL's null propagation, spec §6.4.4). Its
+ * errors decide the headers they add (Retry-After for an outage).
  */
-function assemble(ctx: RunContext, steps: readonly RootStep[], outcomes: readonly (FieldOutcome | undefined)[]): string {
+function assemble(
+  ctx: RunContext,
+  steps: readonly RootStep[],
+  outcomes: readonly (FieldOutcome | undefined)[],
+): { readonly body: string; readonly headers: Readonly<Record<string, string>> } {
   const errors: FormattedError[] = [];
   const entries: string[] = [];
   let dataIsNull = false;
@@ -259,5 +275,5 @@ function assemble(ctx: RunContext, steps: readonly RootStep[], outcomes: readonl
     entries.push(`${JSON.stringify(step.key)}:null`);
     if (step.kind === 'data' || step.kind === 'failed' ? !step.nullable : step.key === '__schema') dataIsNull = true;
   }
-  return responseBody(errors, dataIsNull ? 'null' : `{${entries.join(',')}}`);
+  return { body: responseBody(errors, dataIsNull ? 'null' : `{${entries.join(',')}}`), headers: retryAfterHeader(errors) };
 }

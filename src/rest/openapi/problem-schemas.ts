@@ -91,6 +91,13 @@ export function sharedResponses(names: ComponentNames, requireIfMatch: boolean):
   };
   responses['ServiceUnavailable'] = {
     description: `The database does not answer, or not in time (${codesFor(503).join(', ')}). Retrying later may succeed.`,
+    headers: {
+      'Retry-After': {
+        description: 'Seconds to wait before trying again (RFC 9110 §10.2.3), from the registry entry of the code.',
+        required: true,
+        schema: { type: 'integer', minimum: 1 },
+      },
+    },
     content: problem,
   };
   return responses;
