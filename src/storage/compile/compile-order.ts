@@ -68,11 +68,11 @@ export function compileKeyset(
   if (cursor.values.length !== order.length) throw new Error('cursor does not match the order');
   const branches: string[] = [];
   for (let i = 0; i < order.length; i++) {
+    // Decided before the equalities take their params: a param taken for a branch left out has no placeholder.
+    if (nothingBeyond(order[i] as OrderKey, cursor, i, forward)) continue;
     const parts: string[] = [];
     for (let j = 0; j < i; j++) parts.push(equals(ctx, columns, cursor, j));
-    const beyond = beyondKey(ctx, columns[i] as OrderColumn, order[i] as OrderKey, cursor, i, forward);
-    if (beyond === undefined) continue;
-    parts.push(beyond);
+    parts.push(beyondKey(ctx, columns[i] as OrderColumn, order[i] as OrderKey, cursor, i, forward));
     branches.push(parts.length === 1 ? (parts[0] as string) : `(${parts.join(' AND ')})`);
   }
   return branches.length === 0 ? '1=0' : `(${branches.join(' OR ')})`;
@@ -83,20 +83,17 @@ function equals(ctx: SqlContext, columns: readonly OrderColumn[], cursor: Cursor
   return cursor.nulls[i] ? `${column} IS NULL` : `${column} = ${ctx.param(cursor.values[i] as Cursor['values'][number])}`;
 }
 
-/** The condition "strictly past v in the travel direction", or undefined when nothing can be. */
-function beyondKey(
-  ctx: SqlContext,
-  { expr: column, nullable }: OrderColumn,
-  key: OrderKey,
-  cursor: Cursor,
-  i: number,
-  forward: boolean,
-): string | undefined {
+/** Travelling towards larger values from a NULL key: NULL sorts largest, so no row is past it on this key. */
+function nothingBeyond(key: OrderKey, cursor: Cursor, i: number, forward: boolean): boolean {
+  return cursor.nulls[i] === true && (key.direction === 'asc') === forward;
+}
+
+/** The condition "strictly past v in the travel direction" (never called where `nothingBeyond`). */
+function beyondKey(ctx: SqlContext, { expr: column, nullable }: OrderColumn, key: OrderKey, cursor: Cursor, i: number, forward: boolean): string {
   // Travelling towards larger values (NULL being the largest)?
   const upward = (key.direction === 'asc') === forward;
   const isNull = cursor.nulls[i] === true;
   if (upward) {
-    if (isNull) return undefined;
     const value = ctx.param(cursor.values[i] as Cursor['values'][number]);
     // A bare comparison on a NOT NULL column lets the database seek its index.
     return nullable ? `(${column} > ${value} OR ${column} IS NULL)` : `${column} > ${value}`;

@@ -74,8 +74,9 @@ export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPla
     facts.push(`(SELECT count(*) FROM ${ctx.table(parentType)} WHERE ${hooks.quoteIdent('id')} = ${ctx.param(root.parent.id)}) AS parent_found`);
   }
   const counted = listSource(ctx, type, root);
+  const link = counted.link?.();
   const filter = root.node.filter === undefined ? undefined : guardedFilter(ctx, counted.alias, compileFilter(ctx, counted.target, counted.alias, root.node.filter));
-  facts.push(`${compileCount(counted.from, counted.link, filter)} AS total`);
+  facts.push(`${compileCount(counted.from, link, filter)} AS total`);
 
   // Placeholders are positional on SQLite, so SQL text is produced strictly
   // left to right: the facts first, then the page.
@@ -92,7 +93,9 @@ export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPla
 }
 
 function listSource(ctx: SqlContext, type: ResourceType, root: Extract<ReadRoot, { kind: 'list' }>): RelationSource {
-  if (root.parent !== undefined) return relationRows(ctx, ctx.type(root.parent.type), root.parent.field, ctx.param(root.parent.id));
+  const { parent } = root;
+  // The parent id's param is taken when the page's WHERE is written, after the select list's own params.
+  if (parent !== undefined) return relationRows(ctx, ctx.type(parent.type), parent.field, () => ctx.param(parent.id));
   const alias = ctx.alias();
   return { target: type, alias, from: `${ctx.table(type)} ${alias}`, link: undefined };
 }

@@ -71,8 +71,9 @@ function compileSelection(ctx: SqlContext, type: ResourceType, alias: string, se
       return compileNestedList(ctx, type, alias, selection.field, selection.node);
     case 'count': {
       const source = relationSource(ctx, type, alias, selection.field);
+      const link = source.link?.();
       const filter = selection.filter === undefined ? undefined : guardedFilter(ctx, source.alias, compileFilter(ctx, source.target, source.alias, selection.filter));
-      return compileCount(source.from, source.link, filter);
+      return compileCount(source.from, link, filter);
     }
   }
 }
@@ -90,8 +91,12 @@ export interface RelationSource {
   readonly alias: string;
   /** FROM clause (target table, joined to the link table for many-to-many). */
   readonly from: string;
-  /** Condition tying target rows to the parent id expression (none for a root list). */
-  readonly link: string | undefined;
+  /**
+   * Condition tying target rows to the parent id (none for a root list),
+   * rendered where the text uses it: SQLite's placeholders are positional,
+   * so a parent id bound as a param must be registered in text order.
+   */
+  readonly link: (() => string) | undefined;
   /**
    * Many-to-many: the link table's column holding the target's id. Ordering
    * by it instead of the target's own id is the same order, but one the link
@@ -101,31 +106,31 @@ export interface RelationSource {
   readonly linkedId?: string;
 }
 
-/** The rows of relation `fieldName` of the record whose id is `parentId` (an SQL expression). */
-export function relationRows(ctx: SqlContext, type: ResourceType, fieldName: string, parentId: string): RelationSource {
+/** The rows of relation `fieldName` of the record whose id is `parentId()` (an SQL expression, rendered with the link). */
+export function relationRows(ctx: SqlContext, type: ResourceType, fieldName: string, parentId: () => string): RelationSource {
   const field = ctx.field(type, fieldName);
   if (field.kind !== 'toMany' && field.kind !== 'manyToMany') throw new Error(`${type.name}.${fieldName} is not a list relation`);
   return listRelationRows(ctx, field, parentId);
 }
 
-function listRelationRows(ctx: SqlContext, field: ToManyRelation | ManyToManyRelation, parentId: string): RelationSource {
+function listRelationRows(ctx: SqlContext, field: ToManyRelation | ManyToManyRelation, parentId: () => string): RelationSource {
   const target = ctx.type(field.target);
   const alias = ctx.alias();
   if (field.kind === 'toMany') {
-    return { target, alias, from: `${ctx.table(target)} ${alias}`, link: `${ctx.ref(alias, field.foreignKey)} = ${parentId}` };
+    return { target, alias, from: `${ctx.table(target)} ${alias}`, link: () => `${ctx.ref(alias, field.foreignKey)} = ${parentId()}` };
   }
   const join = ctx.alias();
   return {
     target,
     alias,
     from: `${ctx.table(target)} ${alias} JOIN ${ctx.joinTable(field.joinTable)} ${join} ON ${ctx.ref(join, field.otherColumn)} = ${ctx.ref(alias, 'id')}`,
-    link: `${ctx.ref(join, field.ownColumn)} = ${parentId}`,
+    link: () => `${ctx.ref(join, field.ownColumn)} = ${parentId()}`,
     linkedId: ctx.ref(join, field.otherColumn),
   };
 }
 
 function relationSource(ctx: SqlContext, type: ResourceType, alias: string, fieldName: string): RelationSource {
-  return relationRows(ctx, type, fieldName, ctx.ref(alias, 'id'));
+  return relationRows(ctx, type, fieldName, () => ctx.ref(alias, 'id'));
 }
 
 /**
@@ -150,7 +155,7 @@ function selectPage(select: string, source: RelationSource, where: readonly stri
 /** What keeps a page's rows: the parent link, the filter, and the cursors' keyset conditions. */
 function pageConditions(ctx: SqlContext, source: RelationSource, node: ListNode, columns: readonly OrderColumn[]): string[] {
   const where: string[] = [];
-  if (source.link !== undefined) where.push(source.link);
+  if (source.link !== undefined) where.push(source.link());
   // Unfiltered pages in the default order walk an index and stop at their limit; a filter or a sort may scan.
   const guard = node.filter !== undefined || node.order.length > 1 ? ctx.sql.scanGuard?.(source.alias) : undefined;
   // Before the filter: a row the filter rejects must still pass the guard.
