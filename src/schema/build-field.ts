@@ -1,13 +1,15 @@
-import { DirectiveLocation, type FieldDefinitionNode, Kind, print } from 'graphql';
+import { DirectiveLocation, type FieldDefinitionNode, Kind, print, type ConstValueNode } from 'graphql';
 import { toSnakeCase } from '../util/naming.js';
 import { suggest } from '../util/suggest.js';
 import type { Declarations } from './collect-definitions.js';
 import { coerceDefault } from './coerce-default.js';
 import { BUILT_IN_SCALARS } from './directives.js';
-import type { FieldCommon, FieldDraft } from './drafts.js';
+import type { FieldCommon, FieldDraft, RuleDraft } from './drafts.js';
 import { type FieldShape, shapeOf } from './field-shape.js';
 import type { CacheHint, CacheScope, FileField, ScalarField, ScalarName } from './model.js';
+import { readAllow } from './read-allow.js';
 import { type DirectiveUse, readDirectives } from './read-directives.js';
+import type { Roles } from './read-roles.js';
 import { locate, type ProblemList } from './schema-problem.js';
 
 /** What the loader knows while building one type's fields. */
@@ -18,6 +20,8 @@ export interface FieldContext {
   readonly ownerTable: string;
   /** Next declaration number, shared by every type (join-table ownership). */
   readonly nextOrder: () => number;
+  /** The role enum, for `@default(fromAuth: "role")`. */
+  readonly roles: Roles;
 }
 
 const MAX_IMAGE_SIZE = 4096;
@@ -32,7 +36,9 @@ type Category = 'scalar' | 'enum' | 'object';
 export function buildField(node: FieldDefinitionNode, context: FieldContext): FieldDraft | undefined {
   const { problems } = context;
   const qualified = `${context.owner}.${node.name.value}`;
-  const uses = new Map(readDirectives(node.directives, DirectiveLocation.FIELD_DEFINITION, problems));
+  const directives = readDirectives(node.directives, DirectiveLocation.FIELD_DEFINITION, problems);
+  const uses = new Map(directives);
+  const rules = readAllow(directives, 'field', `"${qualified}"`, problems);
   for (const argument of node.arguments ?? []) {
     readDirectives(argument.directives, DirectiveLocation.ARGUMENT_DEFINITION, problems);
   }
@@ -57,8 +63,22 @@ export function buildField(node: FieldDefinitionNode, context: FieldContext): Fi
   }
 
   if (category === 'object') {
-    const allowed = shape.list ? ['relation'] : ['readonly', 'relation'];
+    const allowed = shape.list ? ['relation'] : ['readonly', 'relation', 'default'];
     dropMisplaced(uses, qualified, shape.list ? 'relation list' : 'relation', allowed, problems);
+    const defaultUse = uses.get('default');
+    let defaultFromAuth: readonly string[] | undefined;
+    const given = defaultUse === undefined ? undefined : readDefault(defaultUse, problems);
+    if (defaultUse !== undefined) {
+      if (given?.kind === 'value') {
+        problems.at(
+          defaultUse.node,
+          'SCHEMA_MISPLACED_DIRECTIVE',
+          `@default(value:) does not apply to the relation "${qualified}"; a relation may only default to the principal, as in @default(fromAuth: "id").`,
+        );
+      } else if (given?.kind === 'fromAuth') {
+        defaultFromAuth = fromAuthPath(given.node, { kind: 'toOne' }, qualified, print(node.type), context);
+      }
+    }
     if (shape.list && (shape.nullable || shape.itemNullable)) {
       problems.at(
         node.type,
@@ -67,7 +87,8 @@ export function buildField(node: FieldDefinitionNode, context: FieldContext): Fi
       );
     }
     const readonly = uses.has('readonly');
-    if (readonly && !shape.list && !shape.nullable) {
+    // A to-one set from the principal is created with a value: @readonly then means "set once, by the server".
+    if (readonly && !shape.list && !shape.nullable && given?.kind !== 'fromAuth') {
       const readonlyUse = uses.get('readonly');
       problems.at(
         readonlyUse?.node ?? node,
@@ -91,19 +112,21 @@ export function buildField(node: FieldDefinitionNode, context: FieldContext): Fi
         nameNode: node.name,
         inverseHint: inverse === undefined || inverseNode === undefined ? undefined : { name: String(inverse.values.inverse), node: inverseNode },
         order: context.nextOrder(),
+        defaultFromAuth,
       },
+      rules,
     };
   }
 
   const scalar: ScalarName = category === 'enum' ? 'String' : (shape.named.name.value as ScalarName);
   if (image !== undefined) {
     if (scalar === 'String' && category === 'scalar' && !shape.list) {
-      return buildFileField(node, image, uses, common, shape, context);
+      return buildFileField(node, image, uses, common, shape, context, rules);
     }
     problems.at(image.node, 'SCHEMA_MISPLACED_DIRECTIVE', `@image applies only to String fields; "${qualified}" is ${print(node.type)}.`);
     uses.delete('image');
   }
-  return buildScalarField(node, uses, common, shape, scalar, category === 'enum', context);
+  return buildScalarField(node, uses, common, shape, scalar, category === 'enum', context, rules);
 }
 
 function buildScalarField(
@@ -114,6 +137,7 @@ function buildScalarField(
   scalar: ScalarName,
   isEnum: boolean,
   context: FieldContext,
+  rules: readonly RuleDraft[],
 ): FieldDraft {
   const { problems } = context;
   const qualified = `${context.owner}.${node.name.value}`;
@@ -137,10 +161,15 @@ function buildScalarField(
   const auto = createdAt !== undefined ? 'createdAt' : updatedAt !== undefined ? 'updatedAt' : undefined;
 
   let defaultValue: { readonly value: unknown } | undefined;
+  let defaultFromAuth: readonly string[] | undefined;
   const defaultUse = uses.get('default');
-  const defaultNode = defaultUse?.argumentNodes.get('value');
+  const given = defaultUse === undefined ? undefined : readDefault(defaultUse, problems);
+  const defaultNode = given?.kind === 'value' ? given.node : undefined;
   if (defaultUse !== undefined && auto !== undefined) {
     problems.at(defaultUse.node, 'SCHEMA_CONFLICTING_DIRECTIVES', `"${qualified}" is set by the server (@${auto}); it cannot have a @default.`);
+  } else if (given?.kind === 'fromAuth') {
+    const enumName = isEnum ? shape.named.name.value : undefined;
+    defaultFromAuth = fromAuthPath(given.node, { kind: 'scalar', scalar, enum: enumName, list: shape.list }, qualified, print(node.type), context);
   } else if (defaultNode !== undefined) {
     const enumDeclaration = isEnum ? context.declarations.enums.get(shape.named.name.value) : undefined;
     const coerced = coerceDefault(defaultNode, {
@@ -194,9 +223,10 @@ function buildScalarField(
     readonly,
     auto,
     default: defaultValue,
-    optionalOnCreate: shape.nullable || defaultUse !== undefined || auto !== undefined,
+    defaultFromAuth,
+    optionalOnCreate: shape.nullable || (defaultUse !== undefined && given?.kind !== 'fromAuth') || auto !== undefined,
   };
-  return { kind: 'stored', field, nameNode: node.name };
+  return { kind: 'stored', field, nameNode: node.name, rules };
 }
 
 function buildFileField(
@@ -206,6 +236,7 @@ function buildFileField(
   common: FieldCommon,
   shape: FieldShape,
   context: FieldContext,
+  rules: readonly RuleDraft[],
 ): FieldDraft {
   const { problems } = context;
   const qualified = `${context.owner}.${node.name.value}`;
@@ -249,7 +280,7 @@ function buildFileField(
     column: toSnakeCase(node.name.value),
     image: { sizes },
   };
-  return { kind: 'stored', field, nameNode: node.name };
+  return { kind: 'stored', field, nameNode: node.name, rules };
 }
 
 function resolveCategory(shape: FieldShape, context: FieldContext): Category | undefined {
@@ -277,6 +308,8 @@ export function commonOf(node: FieldDefinitionNode, uses: ReadonlyMap<string, Di
     deprecated: deprecationOf(uses),
     cache: cacheHintOf(uses, problems),
     location: locate(node.name),
+    // Filled in by loadSchema once every type is known and the field's @allow rules are checked.
+    rules: {},
   };
 }
 
@@ -298,7 +331,7 @@ export function cacheHintOf(uses: ReadonlyMap<string, DirectiveUse>, problems: P
 }
 
 /** Directives every field may carry, whatever its kind. */
-const ANY_FIELD = new Set(['cache', 'deprecated']);
+const ANY_FIELD = new Set(['cache', 'deprecated', 'allow']);
 
 /**
  * Reports and removes the directives that do not apply to this kind of
@@ -331,4 +364,71 @@ function describeKind(kind: string): string {
     default:
       return `the ${kind} field`;
   }
+}
+
+type GivenDefault = { readonly kind: 'value'; readonly node: ConstValueNode } | { readonly kind: 'fromAuth'; readonly node: ConstValueNode };
+
+/** Which of `@default`'s two arguments is given: exactly one must be, and `value` not as null. */
+function readDefault(use: DirectiveUse, problems: ProblemList): GivenDefault | undefined {
+  const value = use.argumentNodes.get('value');
+  const fromAuth = use.argumentNodes.get('fromAuth');
+  if (value !== undefined && fromAuth !== undefined) {
+    problems.at(use.node, 'SCHEMA_BAD_DIRECTIVE_ARGUMENT', '@default takes either value: (a constant) or fromAuth: (a member of the principal), not both.');
+    return undefined;
+  }
+  if (value !== undefined) {
+    if (value.kind !== Kind.NULL) return { kind: 'value', node: value };
+    problems.at(value, 'SCHEMA_BAD_DIRECTIVE_ARGUMENT', '@default(value:) needs a value; null is what a nullable field holds without a @default.');
+    return undefined;
+  }
+  if (fromAuth !== undefined && fromAuth.kind === Kind.STRING) return { kind: 'fromAuth', node: fromAuth };
+  problems.at(use.node, 'SCHEMA_BAD_DIRECTIVE_ARGUMENT', '@default needs value: (a constant) or fromAuth: (a member of the principal, such as "id").');
+  return undefined;
+}
+
+const CLAIM_PATH = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+
+type FromAuthTarget =
+  | { readonly kind: 'toOne' }
+  | { readonly kind: 'scalar'; readonly scalar: ScalarName; readonly enum: string | undefined; readonly list: boolean };
+
+/**
+ * `@default(fromAuth: "id")`: the member of the principal a new record
+ * takes (`auth.id`, `auth.role`, or a claim by its dotted path), checked
+ * against the field as a rule's `author == auth.id` would be.
+ */
+function fromAuthPath(node: ConstValueNode, target: FromAuthTarget, qualified: string, typeText: string, context: FieldContext): readonly string[] | undefined {
+  const { problems, roles } = context;
+  const text = node.kind === Kind.STRING ? node.value : '';
+  if (!CLAIM_PATH.test(text)) {
+    problems.at(node, 'SCHEMA_BAD_DIRECTIVE_ARGUMENT', `@default(fromAuth:) names a member of the principal by its dotted path, such as "id", "role" or "org.id"; "${text}" is not one.`);
+    return undefined;
+  }
+  const path = text.split('.');
+  const [head, ...rest] = path;
+  if (head === 'auth' && rest.length > 0) {
+    problems.at(node, 'SCHEMA_BAD_DIRECTIVE_ARGUMENT', `@default(fromAuth:) names the member without "auth.".`, rest.join('.'));
+    return undefined;
+  }
+  if ((head === 'id' || head === 'role') && rest.length > 0) {
+    problems.at(node, 'SCHEMA_BAD_DIRECTIVE_ARGUMENT', `auth.${head} is a single value; it has no member "${rest.join('.')}".`);
+    return undefined;
+  }
+  if (head === 'id') {
+    const fits = target.kind === 'toOne' || (!target.list && target.enum === undefined && (target.scalar === 'ID' || target.scalar === 'String'));
+    if (fits) return path;
+    problems.at(node, 'SCHEMA_BAD_DEFAULT', `auth.id is a record id: it fits a to-one relation or an ID or String field, not "${qualified}" of type ${typeText}.`);
+    return undefined;
+  }
+  if (head === 'role') {
+    if (roles.set === undefined) {
+      if (!roles.marked) problems.at(node, 'RULE_NO_ROLES', 'auth.role needs a role enum: mark one with @roles, as in enum Role @roles(admin: "ADMIN").');
+      return undefined;
+    }
+    const fits = target.kind === 'scalar' && !target.list && (target.enum === roles.set.enum || (target.enum === undefined && target.scalar === 'String'));
+    if (fits) return path;
+    problems.at(node, 'SCHEMA_BAD_DEFAULT', `auth.role is a value of enum ${roles.set.enum}: it fits a ${roles.set.enum} or String field, not "${qualified}" of type ${typeText}.`);
+    return undefined;
+  }
+  return path;
 }

@@ -4,7 +4,9 @@ import { buildField, cacheHintOf, commonOf, deprecationOf, type FieldContext } f
 import type { Declarations, ObjectDeclaration } from './collect-definitions.js';
 import type { FieldDraft, TypeDraft } from './drafts.js';
 import type { ScalarField } from './model.js';
+import { readAllow } from './read-allow.js';
 import { readDirectives } from './read-directives.js';
+import type { Roles } from './read-roles.js';
 import { locate, type ProblemList } from './schema-problem.js';
 
 /**
@@ -18,6 +20,7 @@ export function buildTypeDraft(
   declarations: Declarations,
   problems: ProblemList,
   nextOrder: () => number,
+  roles: Roles,
 ): TypeDraft {
   const name = declaration.name;
   const plural = pluralize(toCamelCase(name));
@@ -34,7 +37,7 @@ export function buildTypeDraft(
     }
   }
 
-  const context: FieldContext = { declarations, problems, owner: name, ownerTable: table, nextOrder };
+  const context: FieldContext = { declarations, problems, owner: name, ownerTable: table, nextOrder, roles };
   const fields: FieldDraft[] = [];
   let id: FieldDraft | undefined;
   for (const node of declaration.fields) {
@@ -70,6 +73,8 @@ export function buildTypeDraft(
       }
       return [{ fields: names, node: use.argumentNodes.get('fields') ?? use.node }];
     }),
+    rules: readAllow(uses, 'type', name, problems),
+    declaredFields: new Set(declaration.fields.map((node) => node.name.value)),
   };
 }
 
@@ -101,7 +106,8 @@ function buildIdField(node: FieldDefinitionNode, owner: string, problems: Proble
     readonly: true,
     auto: 'id',
     default: undefined,
+    defaultFromAuth: undefined,
     optionalOnCreate: true,
   };
-  return { kind: 'stored', field, nameNode: node.name };
+  return { kind: 'stored', field, nameNode: node.name, rules: [] };
 }

@@ -11,7 +11,7 @@ import {
 } from 'graphql';
 import { suggest } from '../util/suggest.js';
 import { DECLARABLE_SCALARS, RESERVED_TYPE_NAMES, ROOT_TYPE_NAMES } from './directives.js';
-import { readDirectives } from './read-directives.js';
+import { type DirectiveUse, readDirectives } from './read-directives.js';
 import { locate, type ProblemList } from './schema-problem.js';
 
 /** An object type with its `extend type` blocks merged in. */
@@ -27,6 +27,8 @@ export interface EnumDeclaration {
   readonly name: string;
   readonly node: EnumTypeDefinitionNode;
   readonly values: readonly EnumValueDefinitionNode[];
+  /** Valid `@roles` uses on the definition and its extensions (more than one is reported by `readRoles`). */
+  readonly roles: readonly DirectiveUse[];
 }
 
 export interface Declarations {
@@ -54,6 +56,7 @@ interface MutableEnum {
   node: EnumTypeDefinitionNode;
   values: EnumValueDefinitionNode[];
   valueNames: Set<string>;
+  roles: DirectiveUse[];
 }
 
 /**
@@ -126,8 +129,8 @@ export function collectDefinitions(definitions: readonly DefinitionNode[], probl
           break;
         }
         if (!claimName(definition.name)) break;
-        readDirectives(definition.directives, DirectiveLocation.ENUM, problems);
-        const enumeration: MutableEnum = { name: definition.name.value, node: definition, values: [], valueNames: new Set() };
+        const uses = readDirectives(definition.directives, DirectiveLocation.ENUM, problems);
+        const enumeration: MutableEnum = { name: definition.name.value, node: definition, values: [], valueNames: new Set(), roles: [...uses.all('roles')] };
         addValues(enumeration, definition.values ?? [], problems);
         enums.set(enumeration.name, enumeration);
         break;
@@ -215,14 +218,14 @@ export function collectDefinitions(definitions: readonly DefinitionNode[], probl
         );
         continue;
       }
-      readDirectives(definition.directives, DirectiveLocation.ENUM, problems);
+      enumeration.roles.push(...readDirectives(definition.directives, DirectiveLocation.ENUM, problems).all('roles'));
       addValues(enumeration, definition.values ?? [], problems);
     }
   }
 
   return {
     objects: new Map([...objects].map(([name, object]) => [name, { name, node: object.node, fields: object.fields, directives: object.directives }])),
-    enums: new Map([...enums].map(([name, enumeration]) => [name, { name, node: enumeration.node, values: enumeration.values }])),
+    enums: new Map([...enums].map(([name, enumeration]) => [name, { name, node: enumeration.node, values: enumeration.values, roles: enumeration.roles }])),
     refused,
   };
 }

@@ -40,8 +40,13 @@ directive @createdAt on FIELD_DEFINITION
 "Set by the server to the time the record was last written (a DateTime field)."
 directive @updatedAt on FIELD_DEFINITION
 
-"The value a new record gets when the input leaves the field out."
-directive @default(value: JSON!) on FIELD_DEFINITION
+"""
+What a new record gets when the input leaves the field out: a constant,
+@default(value: MEMBER), or a member of the principal who creates it,
+@default(fromAuth: "id") (the caller's id, for author: User!; any claim by
+its path, such as "org_id"). Exactly one of the two.
+"""
+directive @default(value: JSON, fromAuth: String) on FIELD_DEFINITION
 
 "HTTP caching hint for the type's or the field's responses."
 directive @cache(maxAge: Int!, scope: CacheScope = PUBLIC) on OBJECT | FIELD_DEFINITION
@@ -51,6 +56,25 @@ directive @image(sizes: [Int!]!) on FIELD_DEFINITION
 
 "Names the field on the related type that is this relation seen from there."
 directive @relation(inverse: String!) on FIELD_DEFINITION
+
+"""
+Who may read and write the records of a type, or one field of them. Each
+argument is a rule over the principal (auth.id, auth.role, auth.<claim>) and
+the record's own fields, to-one relations included:
+@allow(read: "status == PUBLISHED || author == auth.id").
+On a type: read, create, update, delete. On a field: read, write (on top of
+the type's rules). Repeat it to allow more: the rules for one operation are
+OR'ed. Once a schema has any @allow, an operation without a rule is the admin
+role's alone; a schema without any is open to everyone. See docs/rules.md.
+"""
+directive @allow(read: String, create: String, update: String, delete: String, write: String) repeatable on OBJECT | FIELD_DEFINITION
+
+"""
+Marks the enum whose values are the principal's roles (auth.role in rules),
+and the value that may do everything: enum Role @roles(admin: "ADMIN"). At
+most one enum is marked.
+"""
+directive @roles(admin: String!) on ENUM
 
 """
 As GraphQL's own @deprecated, also allowed on object types (a whole

@@ -1,8 +1,15 @@
-import type { ASTNode, ConstValueNode, NameNode } from 'graphql';
+import type { ASTNode, ConstValueNode, NameNode, StringValueNode } from 'graphql';
 import type { CacheHint, FileField, ScalarField, SourceLocation } from './model.js';
 
 /** What every field kind has (model.ts's FieldBase, which it does not export). */
-export type FieldCommon = Pick<ScalarField, 'name' | 'description' | 'deprecated' | 'cache' | 'location'>;
+export type FieldCommon = Pick<ScalarField, 'name' | 'description' | 'deprecated' | 'cache' | 'location' | 'rules'>;
+
+/** One rule of an `@allow`, as written; parsed and checked once every type's fields are known. */
+export interface RuleDraft {
+  readonly operation: 'read' | 'create' | 'update' | 'delete' | 'write';
+  /** The string literal: its value is the rule, its position locates the rule's problems. */
+  readonly node: StringValueNode;
+}
 
 /**
  * A relation field before pairing: its kind (to-many or many-to-many) and
@@ -23,11 +30,13 @@ export interface RelationDraft {
   readonly inverseHint: { readonly name: string; readonly node: ConstValueNode } | undefined;
   /** Declaration order across all files: the first of a many-to-many pair owns the join table. */
   readonly order: number;
+  /** `@default(fromAuth:)` on a to-one relation. */
+  readonly defaultFromAuth: readonly string[] | undefined;
 }
 
 export type FieldDraft =
-  | { readonly kind: 'stored'; readonly field: ScalarField | FileField; readonly nameNode: NameNode }
-  | { readonly kind: 'relation'; readonly draft: RelationDraft };
+  | { readonly kind: 'stored'; readonly field: ScalarField | FileField; readonly nameNode: NameNode; readonly rules: readonly RuleDraft[] }
+  | { readonly kind: 'relation'; readonly draft: RelationDraft; readonly rules: readonly RuleDraft[] };
 
 export interface TypeDraft {
   readonly name: string;
@@ -43,6 +52,10 @@ export interface TypeDraft {
   readonly fields: readonly FieldDraft[];
   /** `@index(fields: […])` on the type: field names, checked once relations are paired. */
   readonly indexes: readonly IndexDraft[];
+  /** `@allow` on the type. */
+  readonly rules: readonly RuleDraft[];
+  /** Every field name declared, built or not: a rule naming a field that failed to build is not reported again. */
+  readonly declaredFields: ReadonlySet<string>;
 }
 
 export interface IndexDraft {

@@ -111,7 +111,7 @@ describe('the example schema', () => {
 
   it('uses every Diglot directive, and @cache with both scopes', async () => {
     const text = readFileSync(EXAMPLE, 'utf8');
-    for (const directive of ['unique', 'index', 'readonly', 'createdAt', 'updatedAt', 'default', 'cache', 'image', 'deprecated']) {
+    for (const directive of ['unique', 'index', 'readonly', 'createdAt', 'updatedAt', 'default', 'cache', 'image', 'deprecated', 'allow', 'roles']) {
       expect(text, `@${directive}`).toMatch(new RegExp(`@${directive}\\b`));
     }
     const model = await loadExample();
@@ -121,6 +121,52 @@ describe('the example schema', () => {
     expect(model.typesByName.get('Product')?.fieldsByName.get('soldCount')).toMatchObject({ readonly: true, optionalOnCreate: true, default: { value: 0 } });
     expect(model.typesByName.get('Order')?.fieldsByName.get('status')).toMatchObject({ enum: 'OrderStatus', default: { value: 'PENDING' } });
     expect(model.typesByName.get('Post')?.indexes).toEqual([['author', 'createdAt']]);
+  });
+
+  it('states who may do what, with Role as the role enum', async () => {
+    const model = await loadExample();
+    expect(model.hasRules).toBe(true);
+    expect(model.roles).toEqual({ enum: 'Role', values: ['MEMBER', 'MODERATOR', 'ADMIN'], admin: 'ADMIN' });
+    const author = { kind: 'compare', op: 'eq', left: { kind: 'field', path: ['author'] }, right: { kind: 'auth', path: ['id'] } };
+    const post = model.typesByName.get('Post');
+    expect(post?.rules.read).toMatchObject({
+      source: 'status == PUBLISHED || author == auth.id || auth.role in [MODERATOR, ADMIN]',
+      expr: {
+        kind: 'or',
+        items: [
+          { kind: 'compare', op: 'eq', left: { kind: 'field', path: ['status'] }, right: { kind: 'value', value: 'PUBLISHED' } },
+          author,
+          { kind: 'in', item: { kind: 'auth', path: ['role'] }, values: [{ kind: 'value', value: 'MODERATOR' }, { kind: 'value', value: 'ADMIN' }] },
+        ],
+      },
+    });
+    expect(post?.rules.create?.expr).toEqual(author);
+    expect(post?.rules.update?.expr).toEqual({
+      kind: 'or',
+      items: [author, { kind: 'compare', op: 'eq', left: { kind: 'auth', path: ['role'] }, right: { kind: 'value', value: 'MODERATOR' } }],
+    });
+    expect(post?.fieldsByName.get('author')).toMatchObject({ kind: 'toOne', defaultFromAuth: ['id'], nullable: false });
+    expect(model.typesByName.get('OrderItem')?.rules).toEqual({
+      read: {
+        expr: { kind: 'compare', op: 'eq', left: { kind: 'field', path: ['order', 'customer'] }, right: { kind: 'auth', path: ['id'] } },
+        source: 'order.customer == auth.id',
+        location: { file: EXAMPLE, line: 192, column: 29 },
+      },
+    });
+    // Products are read by anyone and written by admins alone: no create, update or delete rule.
+    expect(Object.keys(model.typesByName.get('Product')?.rules ?? {})).toEqual(['read']);
+    const user = model.typesByName.get('User');
+    expect(Object.keys(user?.rules ?? {})).toEqual(['read', 'create', 'update', 'delete']);
+    const self = { kind: 'compare', op: 'eq', left: { kind: 'field', path: ['id'] }, right: { kind: 'auth', path: ['id'] } };
+    for (const name of ['email', 'phone', 'birthday', 'preferences']) {
+      expect(user?.fieldsByName.get(name)?.rules, name).toEqual({ read: expect.objectContaining({ expr: self }) });
+    }
+    const never = { kind: 'const', value: false };
+    for (const name of ['role', 'isVerified', 'followers']) {
+      expect(user?.fieldsByName.get(name)?.rules, name).toEqual({ write: expect.objectContaining({ expr: never }) });
+    }
+    expect(user?.fieldsByName.get('following')?.rules).toEqual({});
+    expect(user?.fieldsByName.get('suspendedReason')).toMatchObject({ readonly: true, rules: { write: { source: 'auth.role == MODERATOR' } } });
   });
 
   it('keeps descriptions and locations', async () => {

@@ -2,12 +2,14 @@ import { suggest } from '../util/suggest.js';
 import { readFile } from 'node:fs/promises';
 import { buildTypeDraft } from './build-type.js';
 import { checkJoinTableCollisions, checkNameCollisions } from './check-names.js';
+import { checkRules, type CheckedRules } from './check-rules.js';
 import { collectDefinitions } from './collect-definitions.js';
 import type { TypeDraft } from './drafts.js';
 import { deepFreeze, freezeMap } from './freeze-model.js';
 import type { EnumType, Field, Model, ResourceType } from './model.js';
 import { pairRelations, type PairedRelations } from './pair-relations.js';
 import { parseSources, type SchemaSource } from './parse-sources.js';
+import { readRoles } from './read-roles.js';
 import { ProblemList, type SchemaProblem } from './schema-problem.js';
 
 export type { SchemaSource } from './parse-sources.js';
@@ -44,15 +46,17 @@ export function loadSchema(sources: readonly SchemaSource[]): LoadSchemaResult {
     });
   }
 
+  const roles = readRoles(declarations, problems);
   let order = 0;
   const nextOrder = (): number => order++;
   const drafts = [...declarations.objects.values()].map((declaration) =>
-    buildTypeDraft(declaration, declarations, problems, nextOrder),
+    buildTypeDraft(declaration, declarations, problems, nextOrder, roles),
   );
   checkNameCollisions(drafts, problems);
   const relations = pairRelations(drafts, problems);
   checkJoinTableCollisions(drafts, relations.joinTables, problems);
   for (const draft of drafts) checkTypeIndexes(draft, relations, problems);
+  const rules = checkRules(drafts, relations, declarations, roles, problems);
 
   if (problems.size > 0) return { ok: false, problems: problems.sorted() };
 
@@ -64,13 +68,15 @@ export function loadSchema(sources: readonly SchemaSource[]): LoadSchemaResult {
       description: declaration.node.description?.value,
     },
   ]);
-  const types = drafts.map((draft) => finishType(draft, relations));
+  const types = drafts.map((draft) => finishType(draft, relations, rules));
   const model: Model = {
     types,
     typesByName: freezeMap(types.map((type) => [type.name, type])),
     enums: freezeMap(enums),
     joinTables: relations.joinTables,
     hash: parsed.hash,
+    roles: roles.set,
+    hasRules: rules.any,
   };
   return { ok: true, model: deepFreeze(model) };
 }
@@ -91,13 +97,19 @@ export async function loadSchemaFiles(paths: readonly string[]): Promise<LoadSch
   return loadSchema(sources);
 }
 
-function finishType(draft: TypeDraft, relations: PairedRelations): ResourceType {
-  const fields: Field[] = draft.fields.map((field) => {
-    if (field.kind === 'stored') return field.field;
-    const relation = relations.fields.get(field.draft);
-    // pairRelations builds a field for every draft it is given.
-    if (relation === undefined) throw new Error(`Relation ${draft.name}.${field.draft.common.name} was not paired.`);
-    return relation;
+function finishType(draft: TypeDraft, relations: PairedRelations, rules: CheckedRules): ResourceType {
+  const fields: Field[] = draft.fields.map((fieldDraft) => {
+    let field: Field;
+    if (fieldDraft.kind === 'stored') {
+      field = fieldDraft.field;
+    } else {
+      const relation = relations.fields.get(fieldDraft.draft);
+      // pairRelations builds a field for every draft it is given.
+      if (relation === undefined) throw new Error(`Relation ${draft.name}.${fieldDraft.draft.common.name} was not paired.`);
+      field = relation;
+    }
+    const fieldRules = rules.fields.get(`${draft.name}.${field.name}`);
+    return fieldRules === undefined ? field : { ...field, rules: fieldRules };
   });
   return {
     name: draft.name,
@@ -111,6 +123,7 @@ function finishType(draft: TypeDraft, relations: PairedRelations): ResourceType 
     deprecated: draft.deprecated,
     location: draft.location,
     indexes: draft.indexes.map((index) => index.fields),
+    rules: rules.types.get(draft.name) ?? {},
   };
 }
 

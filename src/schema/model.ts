@@ -8,6 +8,8 @@
  * `order_items`; a field `createdAt` is column `created_at`.
  */
 
+import type { FieldRules, RoleSet, TypeRules } from './rules.js';
+
 /** Scalars a column can hold. Enums are `String` columns with a check. */
 export type ScalarName = 'ID' | 'String' | 'Int' | 'Float' | 'Boolean' | 'DateTime' | 'JSON';
 
@@ -31,6 +33,8 @@ interface FieldBase {
   readonly deprecated: string | undefined;
   readonly cache: CacheHint | undefined;
   readonly location: SourceLocation;
+  /** `@allow(read:, write:)` on the field, on top of its type's rules; `{}` when none. */
+  readonly rules: FieldRules;
 }
 
 /** A value stored in one column of the type's own table. */
@@ -50,7 +54,14 @@ export interface ScalarField extends FieldBase {
   readonly auto: 'id' | 'createdAt' | 'updatedAt' | undefined;
   /** From `@default(value:)`, already coerced to the field's type. */
   readonly default: { readonly value: unknown } | undefined;
-  /** True when input may omit it: nullable, defaulted or server-managed. */
+  /**
+   * From `@default(fromAuth:)`: the path of the principal member a new
+   * record takes when the input leaves the field out (`["id"]`, `["role"]`,
+   * a claim's `["org", "id"]`). Filled by the planner, which alone knows the
+   * principal; `optionalOnCreate` does not count it.
+   */
+  readonly defaultFromAuth: readonly string[] | undefined;
+  /** True when input may omit it and storage still has a value: nullable, `@default(value:)` or server-managed. */
   readonly optionalOnCreate: boolean;
 }
 
@@ -71,6 +82,8 @@ export interface ToOneRelation extends FieldBase {
   /** The list field on the target that is this relation seen from there. */
   readonly inverse: string | undefined;
   readonly readonly: boolean;
+  /** From `@default(fromAuth: "id")`: a new record points at the principal (as on ScalarField). */
+  readonly defaultFromAuth: readonly string[] | undefined;
 }
 
 /** `posts: [Post!]!` — the inverse of a to-one on the target. */
@@ -116,6 +129,8 @@ export interface ResourceType {
   readonly location: SourceLocation;
   /** Indexes over several fields (`@index(fields:)` on the type): field names, each stored in a column. */
   readonly indexes: readonly (readonly string[])[];
+  /** `@allow` on the type, several uses for one operation OR'ed; `{}` when none. */
+  readonly rules: TypeRules;
 }
 
 export interface EnumType {
@@ -140,6 +155,14 @@ export interface Model {
   readonly joinTables: readonly JoinTable[];
   /** sha256 of the normalized SDL: part of every ETag, so a schema change invalidates caches. */
   readonly hash: string;
+  /** The enum marked `@roles`, whose values `auth.role` takes. */
+  readonly roles: RoleSet | undefined;
+  /**
+   * Whether any type or field has an `@allow`. Without one the schema is
+   * open to everyone; with one, an operation without a rule is the admin
+   * role's alone.
+   */
+  readonly hasRules: boolean;
 }
 
 export function isRelation(field: Field): field is RelationField {

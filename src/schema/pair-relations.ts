@@ -171,6 +171,7 @@ function buildRelationFields(relations: readonly RelationDraft[], partners: Read
         column: relation.column,
         inverse: partner?.common.name,
         readonly: relation.readonly,
+        defaultFromAuth: relation.defaultFromAuth,
       });
       continue;
     }

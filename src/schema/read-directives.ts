@@ -43,7 +43,7 @@ export class DirectiveUses extends Map<string, DirectiveUse> {
  * uses by name. Invalid uses are reported and left out, so later checks
  * never see them and no problem is reported twice.
  *
- * `@default(value:)` is declared `JSON!` and only checked against the
+ * `@default(value:)` is declared `JSON` and only checked against the
  * field's own type later, by `coerceDefault`.
  */
 export function readDirectives(

@@ -32,6 +32,15 @@ import type { ASTNode } from 'graphql';
  * | SCHEMA_BAD_RELATION_LIST      | a relation list that is not `[Type!]!`                                 |
  * | SCHEMA_AMBIGUOUS_RELATION     | a relation list with several possible inverses                         |
  * | SCHEMA_BAD_RELATION           | `@relation(inverse:)` naming a field that cannot be the inverse        |
+ * | RULE_SYNTAX                   | an `@allow` rule that does not parse (says what it expected)           |
+ * | RULE_EMPTY                    | an `@allow` rule with nothing in it                                    |
+ * | RULE_UNKNOWN_FIELD            | a rule names a field the type does not have                            |
+ * | RULE_BAD_PATH                 | a path through or to a list, a file, JSON or a scalar's "member"; `auth` alone |
+ * | RULE_FIELD_COMPARISON         | a rule compares two fields of the record (compare with auth or a value)|
+ * | RULE_TYPE_MISMATCH            | operands that cannot be compared, a value not in the enum, `<` on enums |
+ * | RULE_NO_ROLES                 | `auth.role` with no enum marked `@roles`                               |
+ *
+ * A RULE_ problem points inside the rule's string, at the offending token.
  */
 export type SchemaProblemCode =
   | 'SCHEMA_FILE_UNREADABLE'
@@ -54,7 +63,14 @@ export type SchemaProblemCode =
   | 'SCHEMA_FIELD_ARGUMENTS'
   | 'SCHEMA_BAD_RELATION_LIST'
   | 'SCHEMA_AMBIGUOUS_RELATION'
-  | 'SCHEMA_BAD_RELATION';
+  | 'SCHEMA_BAD_RELATION'
+  | 'RULE_SYNTAX'
+  | 'RULE_EMPTY'
+  | 'RULE_UNKNOWN_FIELD'
+  | 'RULE_BAD_PATH'
+  | 'RULE_FIELD_COMPARISON'
+  | 'RULE_TYPE_MISMATCH'
+  | 'RULE_NO_ROLES';
 
 export interface SchemaProblem {
   readonly file: string;

@@ -52,6 +52,19 @@ describe('diglot check', () => {
     expect(lines[2]).toMatch(/:5:\d+ SCHEMA_BAD_DEFAULT/);
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
+
+  it('points inside a broken permission rule, at the token', () => {
+    const file = writeSchema(
+      'rule.graphql',
+      ['type Post {', '  id: ID!', '  status: String', '}', 'extend type Post @allow(read: "auth.id != null && stauts == 1")', ''].join('\n'),
+    );
+    const result = diglot(['check', '--schema', file]);
+    expect(result.status).toBe(1);
+    // The string opens at column 31; "stauts" is 19 characters into the rule.
+    expect(result.stderr.split('\n').filter((line) => line.startsWith(file))).toEqual([
+      `${file}:5:51 RULE_UNKNOWN_FIELD "stauts" is not a field of Post. (did you mean status?)`,
+    ]);
+  });
 });
 
 describe('clear one-line errors', () => {
