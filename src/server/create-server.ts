@@ -8,8 +8,11 @@ import { registerRestApi } from '../rest/rest-api.js';
 import { registerGraphqlApi, type GraphqlOptions } from '../graphql/graphql-api.js';
 import { registerOpenApi } from '../rest/openapi/register-openapi.js';
 import { multipartLimits } from '../files/multipart-parts.js';
+import { adminRoleOf } from '../auth/admin-role.js';
+import { createAuthenticator, type AuthOptions } from '../auth/authenticator.js';
 import { crossSiteGuard } from './cross-site-guard.js';
 import { installErrorHandling } from './error-handler.js';
+import { installRequestContext } from './request-context.js';
 
 export interface ServerOptions {
   readonly engine: Engine;
@@ -30,6 +33,13 @@ export interface ServerOptions {
    * this server's own pages and non-browser clients can. See cross-site-guard.ts.
    */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * How requests prove who they are (src/auth/): JWTs (`jwtSecret`,
+   * `jwtPublicKey` or `jwksUrl`, with `issuer`, `audience`, `idClaim`,
+   * `roleClaim`), API keys (always, from the database), `adminKey`. Without
+   * credentials a request is anonymous; with a bad one it is refused (401).
+   */
+  readonly auth?: AuthOptions;
 }
 
 /**
@@ -69,8 +79,10 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     },
   });
   installErrorHandling(app, { exposeInternals: options.exposeInternals === true });
-  // Before any route is registered, so it runs for every one (and before any body is parsed).
+  // Before any route is registered, so they run for every one (and before any body is parsed).
   app.addHook('onRequest', crossSiteGuard(options.allowedOrigins ?? []));
+  const { engine } = options;
+  installRequestContext(app, createAuthenticator({ ...options.auth, adminRole: adminRoleOf(engine.model), db: engine.db }));
   app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (_request, body, done) => {
     try {
       done(null, JSON.parse(body as string));
@@ -79,7 +91,6 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     }
   });
 
-  const { engine } = options;
   app.get('/healthz', async (_request, reply) => {
     try {
       await engine.db.ping();
