@@ -13,5 +13,8 @@ export { createFileService, type FileService, type FileServiceOptions } from './
 export { createLocalFileStore } from './files/local-file-store.js';
 export type { FileStore, StagedFile, StoredFile } from './files/file-store.js';
 export { createServer, type ServerOptions } from './server/create-server.js';
+export { createAuthenticator, type AuthOptions, type Authenticator, type AuthenticatorOptions } from './auth/authenticator.js';
+export { principalOf } from './auth/request-principal.js';
+export type { Principal } from './plan/principal.js';
 export { ApiError } from './errors/api-error.js';
 export { ERROR_REGISTRY, type ErrorCode } from './errors/registry.js';

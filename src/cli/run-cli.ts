@@ -1,4 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
+import { API_KEY_NAME, generateApiKey, ROLE_NAME } from '../auth/api-key.js';
+import type { AuthOptions } from '../auth/authenticator.js';
+import { issueToken } from '../auth/issue-token.js';
+import { newId } from '../util/ids.js';
+import { ApiKeyStore } from '../storage/api-keys.js';
 import { createEngine, EXAMPLE_COUNTS, type Engine } from '../engine/engine.js';
 import { createFileService, DEFAULT_FILES_DIRECTORY } from '../files/file-service.js';
 import { isApiError } from '../errors/api-error.js';
@@ -9,6 +15,7 @@ import { formatPlan, migrate } from '../storage/migrate/migrate.js';
 import { openDatabase } from '../storage/open-database.js';
 import { createServer } from '../server/create-server.js';
 import { databaseFromEnv } from './database-env.js';
+import { demoSecretPath, loadDemoSecret } from './demo-secret.js';
 
 /** Errors the CLI reports as one line and a non-zero exit, never a stack trace. */
 class CliError extends Error {}
@@ -35,7 +42,15 @@ export async function runCli(argv: readonly string[]): Promise<void> {
       .option('--persisted-documents <file>', 'trusted GraphQL documents (JSON map of sha256 → query, or an Apollo manifest)', process.env['DIGLOT_PERSISTED_DOCUMENTS'])
       .option('--only-persisted', 'accept only the trusted documents on /graphql', process.env['DIGLOT_ONLY_PERSISTED'] === 'true')
       .option('--require-if-match', 'answer 428 to REST writes without If-Match', process.env['DIGLOT_REQUIRE_IF_MATCH'] === 'true')
-      .option('--query-timeout <ms>', 'time budget of one SQL statement; past it the request answers 503 QUERY_TIMEOUT (0: none)', parseMilliseconds, parseMilliseconds(process.env['DIGLOT_QUERY_TIMEOUT'] ?? '5000'));
+      .option('--query-timeout <ms>', 'time budget of one SQL statement; past it the request answers 503 QUERY_TIMEOUT (0: none)', parseMilliseconds, parseMilliseconds(process.env['DIGLOT_QUERY_TIMEOUT'] ?? '5000'))
+      // The secret's default is read in the action, not given here: `--help` prints defaults.
+      .option('--jwt-secret <secret>', 'accept HS256/384/512 tokens signed with this secret, 32 bytes or more (prefer DIGLOT_JWT_SECRET: a flag shows in ps)')
+      .option('--jwt-public-key <file>', 'accept RS/PS/ES/EdDSA tokens signed by the key in this file (PEM or JWK)', process.env['DIGLOT_JWT_PUBLIC_KEY'])
+      .option('--jwks-url <url>', "accept RS/PS/ES/EdDSA tokens signed by a key of this JWKS (your identity provider's)", process.env['DIGLOT_JWKS_URL'])
+      .option('--jwt-issuer <iss>', 'accept only tokens with this iss', process.env['DIGLOT_JWT_ISSUER'])
+      .option('--jwt-audience <aud>', 'accept only tokens with this aud', process.env['DIGLOT_JWT_AUDIENCE'])
+      .option('--jwt-id-claim <path>', "the claim holding the principal's id (dotted path)", process.env['DIGLOT_JWT_ID_CLAIM'] ?? 'sub')
+      .option('--jwt-role-claim <path>', "the claim holding the principal's role (dotted path, such as app_metadata.role)", process.env['DIGLOT_JWT_ROLE_CLAIM'] ?? 'role');
 
   withSchema(program.command('check'))
     .description('validate a schema; prints every problem as file:line:column CODE message')
@@ -79,6 +94,47 @@ export async function runCli(argv: readonly string[]): Promise<void> {
       });
   }
 
+  const keys = program.command('keys').description('API keys for machines: `Authorization: Bearer <key>`; only their hashes are stored');
+  withDb(keys.command('create'))
+    .description('make an API key and print it (only this once)')
+    .requiredOption('--role <ROLE>', "the key's role (a value of the schema's role enum, such as ADMIN)")
+    .requiredOption('--name <name>', 'a name to list and revoke it by (letters, digits, . _ -)')
+    .action(async (options: { db: string; role: string; name: string }) => {
+      if (!ROLE_NAME.test(options.role)) throw new CliError(`--role ${JSON.stringify(options.role)} is not an enum value name`);
+      if (!API_KEY_NAME.test(options.name)) throw new CliError(`--name ${JSON.stringify(options.name)}: use up to 64 letters, digits, dots, dashes and underscores`);
+      await withApiKeys(options.db, async (store) => {
+        const { key, hash } = generateApiKey();
+        const id = newId();
+        if (!(await store.insert({ id, name: options.name, role: options.role, hash, createdAt: new Date().toISOString() }))) {
+          throw new CliError(`there is already an API key named ${options.name}`);
+        }
+        process.stdout.write(`${key}\n`);
+        process.stderr.write(`created API key ${options.name} (id ${id}, role ${options.role}); it is shown only now: the database keeps its hash\n`);
+      });
+    });
+  withDb(keys.command('list'))
+    .description('list the API keys (never the keys themselves)')
+    .action(async (options: { db: string }) => {
+      await withApiKeys(options.db, async (store) => {
+        const rows = (await store.list()).map((key) => [key.id, key.name, key.role, key.createdAt, key.revokedAt === null ? 'active' : `revoked ${key.revokedAt}`]);
+        if (rows.length === 0) {
+          process.stdout.write('no API keys\n');
+          return;
+        }
+        process.stdout.write(formatTable([['ID', 'NAME', 'ROLE', 'CREATED', 'STATUS'], ...rows]));
+      });
+    });
+  withDb(keys.command('revoke'))
+    .description('revoke an API key by id or name; servers refuse it within a few seconds (they trust a looked-up key for 5 s)')
+    .argument('<id|name>')
+    .action(async (which: string, options: { db: string }) => {
+      await withApiKeys(options.db, async (store) => {
+        const result = await store.revoke(which, new Date().toISOString());
+        if (result === 'not-found') throw new CliError(`no API key has the id or name ${which}`);
+        process.stdout.write(result === 'revoked' ? `revoked ${which}\n` : `${which} was already revoked\n`);
+      });
+    });
+
   try {
     await program.parseAsync(argv);
   } catch (error) {
@@ -103,6 +159,19 @@ async function withDatabase(target: string, work: (db: Database) => Promise<void
   } finally {
     await db.close();
   }
+}
+
+async function withApiKeys(target: string, work: (store: ApiKeyStore) => Promise<void>): Promise<void> {
+  await withDatabase(target, async (db) => {
+    const store = new ApiKeyStore(db);
+    if (!(await store.ready())) throw new CliError('this database has no API key table yet: run `diglot migrate` (or `serve`) on it first');
+    await work(store);
+  });
+}
+
+function formatTable(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
+  return rows.map((row) => `${row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()}\n`).join('');
 }
 
 async function seed(engine: Engine, scale: number): Promise<void> {
@@ -132,7 +201,42 @@ interface ServeOptions {
   readonly requireIfMatch: boolean;
   readonly queryTimeout: number;
   readonly files: string;
+  readonly jwtSecret: string | undefined;
+  readonly jwtPublicKey: string | undefined;
+  readonly jwksUrl: string | undefined;
+  readonly jwtIssuer: string | undefined;
+  readonly jwtAudience: string | undefined;
+  readonly jwtIdClaim: string;
+  readonly jwtRoleClaim: string;
 }
+
+/** The server's `auth` option from the flags and the environment; the admin key only ever from the environment (a flag would show in ps). */
+function authOptions(options: ServeOptions): AuthOptions {
+  const jwtSecret = options.jwtSecret ?? process.env['DIGLOT_JWT_SECRET'];
+  const adminKey = process.env['DIGLOT_ADMIN_KEY'];
+  let jwtPublicKey: string | undefined;
+  if (options.jwtPublicKey !== undefined) {
+    try {
+      jwtPublicKey = readFileSync(options.jwtPublicKey, 'utf8');
+    } catch (error) {
+      throw new CliError(`--jwt-public-key ${options.jwtPublicKey}: ${(error as Error).message}`);
+    }
+  }
+  return {
+    ...(jwtSecret === undefined || jwtSecret === '' ? {} : { jwtSecret }),
+    ...(jwtPublicKey === undefined ? {} : { jwtPublicKey }),
+    ...(options.jwksUrl === undefined ? {} : { jwksUrl: options.jwksUrl }),
+    ...(options.jwtIssuer === undefined ? {} : { issuer: options.jwtIssuer }),
+    ...(options.jwtAudience === undefined ? {} : { audience: options.jwtAudience }),
+    idClaim: options.jwtIdClaim,
+    roleClaim: options.jwtRoleClaim,
+    ...(adminKey === undefined || adminKey === '' ? {} : { adminKey }),
+  };
+}
+
+/** The user `diglot start`'s member token speaks for: the demo data's ids are "1".."n" (engine/seed). */
+const DEMO_USER = '42';
+const DEMO_TOKEN_SECONDS = 7 * 24 * 3600;
 
 async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void> {
   const model = await loadModel(options.schema);
@@ -147,8 +251,13 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
   if (seedIfEmpty && (await engine.isEmpty())) await seed(engine, 1);
   const production = process.env['NODE_ENV'] === 'production';
   if (options.onlyPersisted && options.persistedDocuments === undefined) throw new CliError('--only-persisted needs --persisted-documents <file>');
+  let auth = authOptions(options);
+  // The demo (`start`) has credentials ready to use: a secret made on first start and kept, unless the environment gives its own.
+  const demo = seedIfEmpty ? { path: demoSecretPath(options.db, options.files), secret: loadDemoSecret(demoSecretPath(options.db, options.files)) } : undefined;
+  if (demo !== undefined) auth = { jwtSecret: demo.secret.jwtSecret, adminKey: demo.secret.adminKey, ...auth };
   const app = await createServer({
     engine,
+    auth,
     logger: { level: process.env['LOG_LEVEL'] ?? 'info' },
     exposeInternals: process.env['NODE_ENV'] === 'development',
     requireIfMatch: options.requireIfMatch,
@@ -190,6 +299,7 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
   const port = address !== null && typeof address === 'object' ? address.port : options.port;
   const origin = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
   const first = model.types[0];
+  const credentials = demo === undefined ? [] : await demoCredentials(auth, demo.path);
   process.stdout.write(
     [
       '',
@@ -200,9 +310,23 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
       `  OpenAPI    ${origin}/openapi.json`,
       `  Health     ${origin}/healthz`,
       `  Files      ${files.store.location}`,
+      ...credentials,
       '',
     ].join('\n'),
   );
+}
+
+/** The banner's lines for `start`: an admin key and a member token, ready to send as `Authorization: Bearer …`. */
+async function demoCredentials(auth: AuthOptions, secretPath: string): Promise<string[]> {
+  if (auth.jwtSecret === undefined) return [];
+  const claims = { sub: DEMO_USER, role: 'MEMBER', ...(auth.issuer === undefined ? {} : { iss: auth.issuer }), ...(auth.audience === undefined ? {} : { aud: auth.audience }) };
+  const token = await issueToken(auth.jwtSecret, claims, DEMO_TOKEN_SECONDS);
+  const ownAdminKey = process.env['DIGLOT_ADMIN_KEY'] !== undefined && process.env['DIGLOT_ADMIN_KEY'] !== '';
+  return [
+    'Send as Authorization: Bearer <credential>:',
+    ownAdminKey ? '  Admin key  the value of DIGLOT_ADMIN_KEY' : `  Admin key  ${auth.adminKey ?? ''}   (kept in ${secretPath})`,
+    `  Member     ${token}   (user ${DEMO_USER}, role MEMBER, valid 7 days)`,
+  ];
 }
 
 function describe(error: unknown): string {

@@ -26,6 +26,12 @@ export const ERROR_REGISTRY = {
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   CROSS_SITE_REQUEST_REFUSED: { status: 403, title: 'Cross-site request refused' },
 
+  // auth: who is asking (src/auth/) and what they may do (the planner)
+  UNAUTHENTICATED: { status: 401, title: 'Unauthenticated' },
+  AUTHENTICATION_UNAVAILABLE: { status: 503, title: 'Authentication unavailable' },
+  FORBIDDEN: { status: 403, title: 'Forbidden' },
+  FIELD_FORBIDDEN: { status: 403, title: 'Field forbidden' },
+
   // query: what was asked for
   QUERY_UNKNOWN_FIELD: { status: 400, title: 'Unknown field' },
   QUERY_UNKNOWN_RELATION: { status: 400, title: 'Unknown relation' },

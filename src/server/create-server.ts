@@ -9,10 +9,13 @@ import { registerRestApi } from '../rest/rest-api.js';
 import { registerGraphqlApi, type GraphqlOptions } from '../graphql/graphql-api.js';
 import { registerOpenApi } from '../rest/openapi/register-openapi.js';
 import { multipartLimits } from '../files/multipart-parts.js';
+import { adminRoleOf } from '../auth/admin-role.js';
+import { createAuthenticator, type AuthOptions } from '../auth/authenticator.js';
 import { clientErrors } from './client-errors.js';
 import { crossSiteGuard } from './cross-site-guard.js';
 import { closeAfterUnreadBody, installErrorHandling } from './error-handler.js';
 import { DEFAULT_LINGER, type LingerLimits } from './lingering-close.js';
+import { installRequestContext } from './request-context.js';
 
 export interface ServerOptions {
   readonly engine: Engine;
@@ -45,6 +48,13 @@ export interface ServerOptions {
    * how many milliseconds (10 s), before the connection closes.
    */
   readonly lingeringClose?: Partial<LingerLimits>;
+  /**
+   * How requests prove who they are (src/auth/): JWTs (`jwtSecret`,
+   * `jwtPublicKey` or `jwksUrl`, with `issuer`, `audience`, `idClaim`,
+   * `roleClaim`), API keys (always, from the database), `adminKey`. Without
+   * credentials a request is anonymous; with a bad one it is refused (401).
+   */
+  readonly auth?: AuthOptions;
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -105,8 +115,10 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   });
   edge.attach(app.server, app.log);
   installErrorHandling(app, { exposeInternals: options.exposeInternals === true, linger });
-  // Before any route is registered, so it runs for every one (and before any body is parsed).
+  // Before any route is registered, so they run for every one (and before any body is parsed).
   app.addHook('onRequest', crossSiteGuard(options.allowedOrigins ?? []));
+  const { engine } = options;
+  installRequestContext(app, createAuthenticator({ ...options.auth, adminRole: adminRoleOf(engine.model), db: engine.db }));
   app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (_request, body, done) => {
     try {
       done(null, JSON.parse(body as string));
@@ -115,7 +127,6 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     }
   });
 
-  const { engine } = options;
   app.get('/healthz', async (_request, reply) => {
     try {
       await engine.db.ping();

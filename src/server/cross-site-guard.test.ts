@@ -2,7 +2,6 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crossSiteGuard, isFormLikeWrite, normaliseOrigin } from './cross-site-guard.js';
 import { installErrorHandling } from './error-handler.js';
-import { DEFAULT_LINGER } from './lingering-close.js';
 
 describe('isFormLikeWrite', () => {
   it.each([
@@ -39,7 +38,7 @@ describe('crossSiteGuard', () => {
 
   beforeAll(async () => {
     app = Fastify({ logger: false });
-    installErrorHandling(app, { exposeInternals: false, linger: DEFAULT_LINGER });
+    installErrorHandling(app, { exposeInternals: false });
     app.addHook('onRequest', crossSiteGuard(['https://app.example.com']));
     app.addContentTypeParser(['multipart/form-data', 'application/x-www-form-urlencoded'], { parseAs: 'string' }, (_request, body, done) => {
       done(null, body);

@@ -5,11 +5,12 @@ import { retryAfterOf } from '../errors/registry.js';
 import { GRAPHQL_METHODS, isGraphqlTarget } from '../graphql/graphql-api.js';
 import { PROBLEM_CONTENT_TYPE, problemOf } from '../rest/problem.js';
 import { edgeResponse } from './edge-response.js';
-import { lingerAfterResponse, type LingerLimits } from './lingering-close.js';
+import { DEFAULT_LINGER, lingerAfterResponse, type LingerLimits } from './lingering-close.js';
 
 export interface ErrorHandlingOptions {
   readonly exposeInternals: boolean;
-  readonly linger: LingerLimits;
+  /** How much of an unread body is drained before closing (DEFAULT_LINGER when not given). */
+  readonly linger?: LingerLimits;
 }
 
 /**
@@ -25,7 +26,7 @@ export interface ErrorHandlingOptions {
  */
 export function installErrorHandling(app: FastifyInstance, options: ErrorHandlingOptions): void {
   app.addHook('onError', (request, reply, _error, done) => {
-    closeAfterUnreadBody(request, reply, options.linger);
+    closeAfterUnreadBody(request, reply, options.linger ?? DEFAULT_LINGER);
     done();
   });
 
@@ -50,7 +51,7 @@ export function installErrorHandling(app: FastifyInstance, options: ErrorHandlin
   });
 
   app.setNotFoundHandler((request, reply) => {
-    closeAfterUnreadBody(request, reply, options.linger);
+    closeAfterUnreadBody(request, reply, options.linger ?? DEFAULT_LINGER);
     if (isGraphqlTarget(request.url)) {
       // A method Fastify routes nowhere (PROPFIND, say): GraphQL's 405, in its shape.
       const refusal = new ApiError('METHOD_NOT_ALLOWED', { detail: 'GraphQL takes GET (queries) and POST', extensions: { allow: GRAPHQL_METHODS } });

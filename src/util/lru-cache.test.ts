@@ -23,6 +23,18 @@ describe('LruCache', () => {
     expect(cache.get('cold 0')).toBeUndefined();
   });
 
+  it('forgets a deleted entry in either generation', () => {
+    const cache = new LruCache<string, number>(2);
+    cache.set('old', 1);
+    cache.set('pushed', 2);
+    cache.set('new', 3);
+    cache.delete('old');
+    cache.delete('new');
+    expect(cache.get('old')).toBeUndefined();
+    expect(cache.get('new')).toBeUndefined();
+    expect(cache.get('pushed')).toBe(2);
+  });
+
   it('replaces a value in place', () => {
     const cache = new LruCache<string, number>(2);
     cache.set('a', 1);

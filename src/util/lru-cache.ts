@@ -39,6 +39,12 @@ export class LruCache<K, V> {
     this.insert(key, value);
   }
 
+  /** Forgets `key` (an entry that expired). */
+  delete(key: K): void {
+    this.current.delete(key);
+    this.previous.delete(key);
+  }
+
   private insert(key: K, value: V): void {
     this.current.set(key, value);
     if (this.current.size >= this.capacity) {

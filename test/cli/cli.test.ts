@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
@@ -7,7 +7,8 @@ import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { serverNodeFlags, SMALL_HEAP_BYTES } from '../../src/cli/heap-flags.js';
 import { describeEachDialect } from '../support/databases.js';
-import { EXAMPLE_SCHEMA } from '../support/start-server.js';
+import { http } from '../support/http.js';
+import { EXAMPLE_SCHEMA, startServer } from '../support/start-server.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const BIN = join(ROOT, 'dist/cli/main.js');
@@ -172,28 +173,47 @@ describeEachDialect('diglot migrate and start', (ctx) => {
   describe('start', () => {
     let child: ChildProcess;
     let origin: string;
+    let banner = '';
     let stderr = '';
+    const files = join(work, `files-${ctx.dialect}`);
     afterAll(() => {
       child.kill('SIGKILL');
     });
 
-    it('migrates, seeds the demo data with progress, and serves', async () => {
-      await ctx.reset();
-      const files = join(work, `files-${ctx.dialect}`);
+    /** Starts `diglot start`; resolves with its origin once the banner is out. */
+    async function start(): Promise<string> {
+      banner = '';
+      stderr = '';
       child = spawn(process.execPath, [BIN, 'start', '--schema', EXAMPLE_SCHEMA, '--db', ctx.url, '--port', '0', '--files', files], {
         cwd: ROOT,
-        env: { ...process.env, LOG_LEVEL: 'warn' },
+        env: { ...process.env, LOG_LEVEL: 'warn', DIGLOT_ADMIN_KEY: '', DIGLOT_JWT_SECRET: '' },
       });
       child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      origin = await new Promise<string>((resolve, reject) => {
-        let out = '';
+      return new Promise<string>((resolve, reject) => {
         child.stdout?.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          const match = /REST API\s+(http:\/\/[^/\s]+)/.exec(out);
-          if (match?.[1] !== undefined) resolve(match[1]);
+          banner += chunk.toString();
+          const match = /REST API\s+(http:\/\/[^/\s]+)/.exec(banner);
+          if (match?.[1] !== undefined && banner.includes('Member')) resolve(match[1]);
         });
         child.once('exit', (code) => reject(new Error(`exited ${String(code)}: ${stderr}`)));
       });
+    }
+
+    const credential = (label: string): string => {
+      const match = new RegExp(`^  ${label}\\s+(\\S+)`, 'm').exec(banner);
+      if (match?.[1] === undefined) throw new Error(`no ${label} in ${banner}`);
+      return match[1];
+    };
+
+    async function stop(): Promise<void> {
+      const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      expect(await exit).toBe(0);
+    }
+
+    it('migrates, seeds the demo data with progress, and serves', async () => {
+      await ctx.reset();
+      origin = await start();
       expect(stderr).toContain('seeded');
       const health = await fetch(`${origin}/healthz`);
       expect(health.status).toBe(200);
@@ -210,10 +230,93 @@ describeEachDialect('diglot migrate and start', (ctx) => {
       expect(existsSync(join(files, 'originals'))).toBe(true);
     });
 
-    it('shuts down cleanly on SIGTERM', async () => {
-      const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-      child.kill('SIGTERM');
-      expect(await exit).toBe(0);
+    let firstAdminKey = '';
+    let firstToken = '';
+
+    it('prints an admin key and a member token for user 42 that the server accepts, from a secret kept with mode 0600', async () => {
+      firstAdminKey = credential('Admin key');
+      firstToken = credential('Member');
+      const [, payload] = firstToken.split('.');
+      expect(JSON.parse(Buffer.from(payload ?? '', 'base64url').toString())).toMatchObject({ sub: '42', role: 'MEMBER' });
+      const asAdmin = await http(origin, 'GET', '/users/42?fields=name', { headers: { authorization: `Bearer ${firstAdminKey}` } });
+      expect(asAdmin.status).toBe(200);
+      // The README's authenticated request: user 42 edits their own bio.
+      const patch = await http(origin, 'PATCH', '/users/42', {
+        raw: JSON.stringify({ bio: 'Written with the member token' }),
+        headers: { authorization: `Bearer ${firstToken}`, 'content-type': 'application/merge-patch+json' },
+      });
+      expect(patch.status, patch.text).toBe(200);
+      expect(patch.json.bio).toBe('Written with the member token');
+      const forged = await http(origin, 'GET', '/users/42', { headers: { authorization: `Bearer ${firstToken.slice(0, -4)}AAAA` } });
+      expect(forged.status).toBe(401);
+      const secretFile = ctx.dialect === 'sqlite' ? `${ctx.url}.secret` : join(files, 'demo.secret');
+      expect(statSync(secretFile).mode & 0o777).toBe(0o600);
+      expect(readFileSync(secretFile, 'utf8')).toContain(firstAdminKey);
     });
+
+    it('shuts down cleanly on SIGTERM', async () => {
+      await stop();
+    });
+
+    it('starts again with the same admin key, and accepts the member token it printed before', async () => {
+      origin = await start();
+      expect(stderr).not.toContain('seeded');
+      expect(credential('Admin key')).toBe(firstAdminKey);
+      const response = await http(origin, 'GET', '/users/42?fields=bio', { headers: { authorization: `Bearer ${firstToken}` } });
+      expect(response.status).toBe(200);
+      expect(response.json.bio).toBe('Written with the member token');
+      await stop();
+    });
+  });
+});
+
+describeEachDialect('diglot keys', (ctx) => {
+  it('needs a migrated database', () => {
+    const result = diglot(['keys', 'list', '--db', ctx.url]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('diglot migrate');
+  });
+
+  it('creates a key (printed once), lists keys without it, and a revoked key is refused by the server', async () => {
+    expect(diglot(['migrate', '--schema', EXAMPLE_SCHEMA, '--db', ctx.url]).status).toBe(0);
+    const created = diglot(['keys', 'create', '--role', 'ADMIN', '--name', 'ci', '--db', ctx.url]);
+    expect(created.status, created.stderr).toBe(0);
+    const key = created.stdout.trim();
+    expect(key).toMatch(/^dk_[A-Za-z0-9_-]{43}$/);
+    expect(created.stderr).toContain('shown only now');
+    const other = diglot(['keys', 'create', '--role', 'MEMBER', '--name', 'reader', '--db', ctx.url]).stdout.trim();
+
+    const taken = diglot(['keys', 'create', '--role', 'ADMIN', '--name', 'ci', '--db', ctx.url]);
+    expect(taken.status).toBe(1);
+    expect(taken.stderr).toContain('already an API key named ci');
+
+    const listed = diglot(['keys', 'list', '--db', ctx.url]);
+    expect(listed.status).toBe(0);
+    expect(listed.stdout).toMatch(/ci\s+ADMIN\s+\S+\s+active/);
+    expect(listed.stdout).toMatch(/reader\s+MEMBER\s+\S+\s+active/);
+    expect(listed.stdout).not.toContain(key.slice(3));
+
+    // A server on the same database; keys looked up on every request, so the revocation shows at once.
+    const server = await startServer(() => ctx.open(), { seed: false, server: { auth: { apiKeyCacheMs: 0 } } });
+    try {
+      const asKey = (which: string) => http(server.url, 'GET', '/users?limit=1', { headers: { authorization: `Bearer ${which}` } });
+      expect((await asKey(key)).status).toBe(200);
+      expect((await asKey(other)).status).toBe(200);
+
+      const revoked = diglot(['keys', 'revoke', 'ci', '--db', ctx.url]);
+      expect(revoked.status, revoked.stderr).toBe(0);
+      const refused = await asKey(key);
+      expect(refused.status).toBe(401);
+      expect(refused.json).toMatchObject({ code: 'UNAUTHENTICATED', detail: 'The API key has been revoked' });
+      expect((await asKey(other)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+
+    expect(diglot(['keys', 'list', '--db', ctx.url]).stdout).toMatch(/ci\s+ADMIN\s+\S+\s+revoked /);
+    expect(diglot(['keys', 'revoke', 'ci', '--db', ctx.url]).stdout).toContain('already revoked');
+    const unknown = diglot(['keys', 'revoke', 'nobody', '--db', ctx.url]);
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain('no API key has the id or name nobody');
   });
 });

@@ -11,6 +11,8 @@ export const CLOCK_TABLE = '_diglot_clock';
  */
 export const CLOCK_SHARD_MARK = '#';
 export const OUTBOX_TABLE = '_diglot_outbox';
+/** API keys for machines (`diglot keys`): their hashes, never the keys (see storage/api-keys.ts). */
+export const API_KEYS_TABLE = '_diglot_api_keys';
 
 /** Tables whose names start with this belong to Diglot itself. */
 export const SYSTEM_PREFIX = '_diglot_';
@@ -168,6 +170,22 @@ const SYSTEM_TABLES: readonly TableSpec[] = [
     ],
     primaryKey: ['id'],
     indexes: [],
+  }),
+  freezeTable({
+    name: API_KEYS_TABLE,
+    kind: 'system',
+    type: undefined,
+    columns: [
+      column('id', 'ID', { nullable: false }),
+      column('name', 'String', { nullable: false }),
+      column('role', 'String', { nullable: false }),
+      // sha256 of the key, hex: every request with a key looks it up by this.
+      column('key_hash', 'String', { nullable: false }),
+      column('created_at', 'DateTime', { nullable: false, default: { kind: 'now' } }),
+      column('revoked_at', 'DateTime', { nullable: true }),
+    ],
+    primaryKey: ['id'],
+    indexes: [index(API_KEYS_TABLE, ['key_hash'], true), index(API_KEYS_TABLE, ['name'], true)],
   }),
 ];
 
