@@ -9,7 +9,7 @@
 //   shape Diglot's REST answers with.
 
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
@@ -88,15 +88,52 @@ export async function createPgDatabase(pgUrl, templateUrl) {
 }
 
 /**
+ * The example schema without its `@allow` rules, written beside the data:
+ * the workloads measure the engine against peers that check no permissions
+ * and answer every field, so Diglot serves the same open schema. (Reads
+ * under the rules are their own workloads.)
+ */
+export function writeOpenSchema(root, dataDir) {
+  let text = readFileSync(join(root, 'examples/social/schema.graphql'), 'utf8');
+  // Rules, the role enum's mark and values from the principal: what a build before permissions would not know either.
+  for (const directive of ['@allow(', '@roles(', '@default(fromAuth']) text = withoutDirective(text, directive);
+  const file = join(dataDir, 'schema.graphql');
+  writeFileSync(file, text);
+  return file;
+}
+
+/** `text` with every use of the directive starting `prefix` taken out (parentheses balanced, strings skipped). */
+function withoutDirective(text, prefix) {
+  let out = '';
+  let at = 0;
+  for (let start = text.indexOf(prefix, at); start >= 0; start = text.indexOf(prefix, at)) {
+    out += text.slice(at, start);
+    let depth = 0;
+    let quoted = false;
+    let i = text.indexOf('(', start);
+    for (; i < text.length; i++) {
+      const c = text[i];
+      if (quoted) {
+        if (c === '\\') i++;
+        else if (c === '"') quoted = false;
+      } else if (c === '"') quoted = true;
+      else if (c === '(') depth++;
+      else if (c === ')' && --depth === 0) break;
+    }
+    at = i + 1;
+  }
+  return out + text.slice(at);
+}
+
+/**
  * Builds everything under `dataDir`. Returns the file paths and URL each
  * peer is started with, and the rows written per table.
  */
 export async function buildDataset({ root, dataDir, pgUrl, log, jsonServer = true }) {
-  const schemaFile = join(root, 'examples/social/schema.graphql');
-  const where = { root, schemaFile, dataDir };
-
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(join(dataDir, 'files'), { recursive: true });
+  const schemaFile = writeOpenSchema(root, dataDir);
+  const where = { root, schemaFile, dataDir };
   // json-server serves ./public and insists that it exists.
   mkdirSync(join(dataDir, 'public'), { recursive: true });
 

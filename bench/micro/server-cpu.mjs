@@ -22,7 +22,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createPgDatabase, databaseName, dropPgDatabase } from '../lib/dataset.mjs';
+import { createPgDatabase, databaseName, dropPgDatabase, writeOpenSchema } from '../lib/dataset.mjs';
 import { untilSoleDiglotOn } from '../lib/measure.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -77,7 +77,7 @@ async function start(build, port) {
   const db = await copyOfData(port);
   const child = spawn(
     process.execPath,
-    [join(root, build, 'cli/main.js'), 'serve', '--schema', join(root, 'examples/social/schema.graphql'), '--db', db, '--port', String(port), '--host', '127.0.0.1'],
+    [join(root, build, 'cli/main.js'), 'serve', '--schema', writeOpenSchema(root, mkdtempSync(join(tmpdir(), 'diglot-schema-'))), '--db', db, '--port', String(port), '--host', '127.0.0.1'],
     { env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] },
   );
   for (let attempt = 0; attempt < 200; attempt++) {

@@ -1,4 +1,5 @@
 import type { ReadNode, ReadPlan } from '../plan/read-plan.js';
+import type { Principal } from '../plan/principal.js';
 import type { CacheHint, Model } from '../schema/model.js';
 
 /**
@@ -11,6 +12,20 @@ import type { CacheHint, Model } from '../schema/model.js';
 export interface CachePolicy {
   readonly maxAge: number;
   readonly scope: 'PUBLIC' | 'PRIVATE';
+  /** Under permission rules the answer depends on the credentials: `Vary: Authorization` (RFC 9110 §12.5.5). */
+  readonly varyAuthorization?: boolean;
+}
+
+/**
+ * The policy for one asker. With rules, an answer depends on who asks: a
+ * signed-in caller's is private, and every answer varies by Authorization
+ * so that no shared cache hands one caller's answer to another (an
+ * anonymous answer is the same for every anonymous caller and may stay
+ * public).
+ */
+export function personalPolicy(model: Model, policy: CachePolicy, principal: Principal): CachePolicy {
+  if (!model.hasRules) return policy;
+  return { ...policy, scope: principal.via === 'anonymous' ? policy.scope : 'PRIVATE', varyAuthorization: true };
 }
 
 const policies = new WeakMap<ReadPlan['root'], CachePolicy>();

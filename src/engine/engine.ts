@@ -4,7 +4,8 @@ import type { ReadPlan } from '../plan/read-plan.js';
 import type { WritePlan, WriteResult } from '../plan/write-plan.js';
 import type { Model } from '../schema/model.js';
 import type { Database } from '../storage/dialect.js';
-import { cachePolicyOf, type CachePolicy } from './cache-policy.js';
+import { cachePolicyOf, personalPolicy, type CachePolicy } from './cache-policy.js';
+import { principalKey, type Principal } from '../plan/principal.js';
 import { ChangeClock } from './change-clock.js';
 import { ReadExecutor, type ReadResult } from './read-executor.js';
 import { ifMatchMatches, ifNoneMatchMatches, lastModifiedHeader, strongEtag, unmodifiedSince, ValidatorCache } from './validators.js';
@@ -27,8 +28,10 @@ export interface EngineOptions {
 /** A cacheable read as the front-ends ask for it. */
 export interface CachedReadRequest {
   readonly plans: readonly ReadPlan[];
-  /** Identifies the representation: style, canonical request, and (later) the principal. */
+  /** Identifies the representation: style and canonical request (the engine adds the principal where rules make it matter). */
   readonly key: string;
+  /** Who is asking: under rules, answers are theirs alone (private, keyed by them). */
+  readonly principal: Principal;
   readonly ifNoneMatch: string | undefined;
   /** Used only without If-None-Match (RFC 9110 §13.1.3). */
   readonly ifModifiedSince?: string | undefined;
@@ -110,13 +113,14 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
   const validators = new ValidatorCache();
 
   const readCached = async (request: CachedReadRequest): Promise<CachedReadResponse> => {
-    const policy = cachePolicyOf(model, request.plans);
+    const policy = personalPolicy(model, cachePolicyOf(model, request.plans), request.principal);
+    const key = model.hasRules ? `${request.key} ${principalKey(request.principal)}` : request.key;
     const [only] = request.plans;
     const tables = request.plans.length === 1 && only !== undefined ? reader.compile(only).tables : [...new Set(request.plans.flatMap((plan) => reader.compile(plan).tables))];
     const revalidating = request.ifNoneMatch !== undefined || request.ifModifiedSince !== undefined;
     // Read before the data, so the data is never older than the version its ETag is remembered under.
     const state = await clock.stateOf(tables, revalidating ? 0 : SNAPSHOT_MAX_AGE_MS);
-    const known = revalidating ? validators.get(request.key, state.version) : undefined;
+    const known = revalidating ? validators.get(key, state.version) : undefined;
     const lastModified = lastModifiedHeader(state.changedAt);
     if (request.ifNoneMatch !== undefined) {
       // Revalidation: the clocks alone decide, without running the plans.
@@ -129,7 +133,7 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     for (const plan of request.plans) results.push(await reader.read(plan));
     const body = request.render(results);
     const etag = strongEtag(body);
-    validators.set(request.key, state.version, etag);
+    validators.set(key, state.version, etag);
     if (ifNoneMatchMatches(request.ifNoneMatch, etag)) return { status: 304, etag, lastModified, policy };
     return { status: 200, etag, lastModified, policy, body, results };
   };

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { printSchema } from 'graphql';
+import { principalOf } from '../auth/request-principal.js';
 import type { Engine } from '../engine/engine.js';
 import { ApiError, isApiError } from '../errors/api-error.js';
 import type { PlanLimits } from '../plan/build-read.js';
@@ -80,7 +81,7 @@ export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOpti
           // Every file received is kept only if the operation's writes point a record at it.
           const uploaded = await options.engine.withUploads(async (receive) => {
             const multipartParams = await paramsFromMultipart(request.parts(), receive);
-            return handler.handle({ method, params: multipartParams, media, ifNoneMatch: undefined, log: request.log });
+            return handler.handle({ method, params: multipartParams, media, ifNoneMatch: undefined, log: request.log, principal: principalOf(request) });
           });
           return send(reply, uploaded);
         }
@@ -89,7 +90,7 @@ export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOpti
           throw new ApiError('UNSUPPORTED_MEDIA_TYPE', { detail: 'Send the request as application/json (or multipart/form-data with files)' });
         }
         const params = method === 'POST' ? paramsFromBody(request.body) : paramsFromSearch(searchOf(request.url));
-        const response = await handler.handle({ method, params, media, ifNoneMatch: header(request, 'if-none-match'), log: request.log });
+        const response = await handler.handle({ method, params, media, ifNoneMatch: header(request, 'if-none-match'), log: request.log, principal: principalOf(request) });
         return send(reply, response);
       },
     });

@@ -1,6 +1,7 @@
 import { assertScalarType, getVariableValues, GraphQLError, OperationTypeNode } from 'graphql';
 import { cacheControlHeader } from '../engine/cache-policy.js';
-import type { Engine } from '../engine/engine.js';
+import type { CachePolicy, Engine } from '../engine/engine.js';
+import { principalKey, type Principal } from '../plan/principal.js';
 import { ApiError, isApiError } from '../errors/api-error.js';
 import { FILTER_LIMITS } from '../plan/build-filter.js';
 import type { PlanLimits } from '../plan/build-read.js';
@@ -31,6 +32,8 @@ export interface GraphqlHttpRequest {
   readonly media: JsonMedia;
   readonly ifNoneMatch: string | undefined;
   readonly log: ErrorLog;
+  /** Who is asking (the edge's request context). */
+  readonly principal: Principal;
 }
 
 export interface GraphqlHttpResponse {
@@ -99,6 +102,7 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
     chosen: OperationFacts,
     rawVariables: Readonly<Record<string, unknown>>,
     templateKey: string | undefined,
+    principal: Principal,
   ): BoundOperation | { readonly errors: readonly unknown[] } => {
     const { operation, fragments } = chosen;
     const coerced = getVariableValues(generated.schema, operation.variableDefinitions ?? [], rawVariables, { maxErrors: 50 });
@@ -108,7 +112,7 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
     const compiled = compileOperation({ schema: generated.schema, fragments, variables: coerced.coerced, generated }, operation);
     const isQuery = operation.operation === OperationTypeNode.QUERY;
     // Mutations plan their reads as they run, each after the writes before it; planned here too, so the limits refuse them before any write.
-    const reads = planReads({ engine, planLimits }, compiled.steps, isQuery ? undefined : '');
+    const reads = planReads({ engine, planLimits, principal }, compiled.steps, isQuery ? undefined : '');
     const refused = operationLimits(reads, planLimits);
     if (refused !== undefined) return { errors: [refused] };
     if (!isQuery) return { steps: compiled.steps, reads: undefined };
@@ -180,20 +184,23 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
     const { params } = request;
     const derived = derivedOf(request, requestErrors);
     if ('status' in derived) return derived;
-    const { chosen, templateKey, cacheKey } = derived;
+    const { chosen, cacheKey } = derived;
     const { operation, fragments } = chosen;
     const rawVariables = params.variables ?? {};
-    const bound = (templateKey === undefined ? undefined : templates.use(templateKey, rawVariables)) ?? compileFresh(chosen, rawVariables, templateKey);
+    const { principal } = request;
+    // Under rules a template holds its asker's values (their id in a row filter): one per principal.
+    const templateKey = derived.templateKey === undefined ? undefined : engine.model.hasRules ? `${principalKey(principal)} ${derived.templateKey}` : derived.templateKey;
+    const bound = (templateKey === undefined ? undefined : templates.use(templateKey, rawVariables)) ?? compileFresh(chosen, rawVariables, templateKey, principal);
     if ('errors' in bound) return requestErrors(bound.errors);
 
     const cache = cacheKey === undefined ? undefined : { key: cacheKey, ifNoneMatch: request.ifNoneMatch };
     const outcome = await runOperation(
-      { engine, generated, planLimits, format },
+      { engine, generated, planLimits, format, principal },
       { operation, fragments, rawVariables, steps: bound.steps, reads: bound.reads },
       cache,
     );
     if (outcome.status === 304) {
-      const headers: Record<string, string> = { 'cache-control': cacheControlHeader(outcome.policy), vary: 'Accept' };
+      const headers: Record<string, string> = { 'cache-control': cacheControlHeader(outcome.policy), vary: varyOf(outcome.policy) };
       if (outcome.etag !== undefined) headers['etag'] = outcome.etag;
       return { status: 304, headers, body: undefined };
     }
@@ -201,14 +208,20 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
       outcome.validators === undefined
         ? { 'cache-control': 'no-store' }
         : { etag: outcome.validators.etag, 'cache-control': cacheControlHeader(outcome.validators.policy) };
+    const vary: Record<string, string> = request.method === 'GET' ? { vary: varyOf(outcome.validators?.policy) } : {};
     return {
       status: 200,
-      headers: { 'content-type': contentType(request.media), ...caching, ...(request.method === 'GET' ? { vary: 'Accept' } : {}), ...outcome.headers },
+      headers: { 'content-type': contentType(request.media), ...caching, ...vary, ...outcome.headers },
       body: outcome.body,
     };
   };
 
   return { generated, handle, httpError };
+}
+
+/** A GET's answer varies by Accept (GraphQL over HTTP), and under rules by who asks. */
+function varyOf(policy: CachePolicy | undefined): string {
+  return policy?.varyAuthorization === true ? 'Accept, Authorization' : 'Accept';
 }
 
 /**

@@ -1,5 +1,5 @@
 import { ApiError } from '../errors/api-error.js';
-import type { Model, ResourceType } from '../schema/model.js';
+import type { Field, Model, ResourceType } from '../schema/model.js';
 import { suggest } from '../util/suggest.js';
 import { coerceScalar } from './coerce.js';
 import type { CompareOp, Filter, Param } from './read-plan.js';
@@ -27,6 +27,8 @@ export interface FilterContext {
   readonly fromText: boolean;
   /** Where the filter came from, for error messages (`filter`, `users.filter`). */
   readonly path: string;
+  /** Throws when the asker may not filter on the field (see plan/read-rules.ts). */
+  readonly readable?: (type: ResourceType, field: Field) => void;
 }
 
 /**
@@ -88,6 +90,7 @@ function buildFieldConditions(ctx: FilterContext, type: ResourceType, name: stri
       extensions: { path, ...(hint === undefined ? {} : { suggestion: hint }) },
     });
   }
+  ctx.readable?.(type, field);
   if (typeof conditions !== 'object' || conditions === null || Array.isArray(conditions)) {
     throw invalid(path, `must be an object of operators (${FILTER_OPERATORS.join(', ')})`);
   }

@@ -4,7 +4,9 @@ import { suggest } from '../util/suggest.js';
 import { buildFilter, type FilterInput } from './build-filter.js';
 import { cursorSignature, decodeCursor, orderSignature } from './cursor.js';
 import { checkCost, checkNesting, planCost, type PlanLimits } from './limits.js';
-import type { Cursor, ListNode, OrderKey, Page, Param, ReadNode, ReadPlan, Selection } from './read-plan.js';
+import type { Principal } from './principal.js';
+import type { Cursor, Filter, ListNode, OrderKey, Page, Param, ReadNode, ReadPlan, Selection } from './read-plan.js';
+import { assertReadable, both, fieldAccess, fieldForbidden, rowRule, type RuleScope } from './read-rules.js';
 
 /**
  * Builders from neutral arguments to read plans. REST (`?fields=…&include=…`)
@@ -31,6 +33,7 @@ export type FieldRequest =
       readonly size?: number | undefined;
       readonly select?: readonly FieldRequest[] | undefined;
       readonly list?: ListArgs | undefined;
+      readonly implicit?: boolean | undefined;
     }
   /** The number of related records (`postsCount`, `?include=posts.count`). */
   | { readonly key: string; readonly countOf: string; readonly filter?: FilterInput | undefined }
@@ -43,6 +46,8 @@ export interface PlanOptions {
   readonly limits: PlanLimits;
   /** Filter values arrived as URL text. */
   readonly fromText: boolean;
+  /** Who is asking: the schema's rules become row filters and field masks for them (plan/read-rules.ts). */
+  readonly principal: Principal;
 }
 
 /**
@@ -55,6 +60,7 @@ export const MAX_PLAN_PARAMS = 5_000;
 
 class Params {
   readonly values: unknown[] = [];
+  scope: RuleScope | undefined;
   /** Embedded relations so far, counted as they are built (see `enter`). */
   relations = 0;
   add = (value: unknown): Param => {
@@ -72,7 +78,7 @@ class Params {
 export function planReadOne(model: Model, typeName: string, id: string, select: readonly FieldRequest[], options: PlanOptions): ReadPlan {
   const params = new Params();
   const type = resourceType(model, typeName);
-  const node = buildNode(model, params, type, select, options, typeName, 1);
+  const node = withRule(buildNode(model, params, type, select, options, typeName, 1), rowRule(scopeOf(model, params, options), type));
   return checked(freeze({ kind: 'read', root: { kind: 'one', node, id: params.add(id) }, params: params.values }), options.limits);
 }
 
@@ -91,7 +97,7 @@ export function planReadList(
 ): ReadPlan {
   const params = new Params();
   let type = resourceType(model, typeName);
-  let parent: { type: string; field: string; id: Param } | undefined;
+  let parent: { type: string; field: string; id: Param; rule?: Filter } | undefined;
   if (options.parent !== undefined) {
     const parentType = resourceType(model, options.parent.type);
     const field = parentType.fieldsByName.get(options.parent.field);
@@ -100,6 +106,9 @@ export function planReadList(
     }
     type = resourceType(model, field.target);
     parent = { type: parentType.name, field: field.name, id: params.add(options.parent.id) };
+    assertRelationReadable(scopeOf(model, params, options), parentType, field);
+    const rule = rowRule(scopeOf(model, params, options), parentType);
+    if (rule !== undefined) parent = { ...parent, rule };
   }
   const node = buildListNode(model, params, type, select, args, options, type.plural, 1);
   return checked(freeze({ kind: 'read', root: { kind: 'list', node, parent, totalCount: options.totalCount === true }, params: params.values }), options.limits);
@@ -111,8 +120,23 @@ function checked(plan: ReadPlan, limits: PlanLimits): ReadPlan {
 }
 
 function buildNode(model: Model, params: Params, type: ResourceType, select: readonly FieldRequest[], options: PlanOptions, path: string, depth: number): ReadNode {
-  const selections = select.map((request) => buildSelection(model, params, type, request, options, path, depth));
+  const selections = select.flatMap((request) => buildSelection(model, params, type, request, options, path, depth) ?? []);
   return { type: type.name, select: selections };
+}
+
+function withRule(node: ReadNode, rule: Filter | undefined): ReadNode {
+  return rule === undefined ? node : { ...node, rule };
+}
+
+/** The rules' view for this principal; its params are the plan's own. */
+function scopeOf(model: Model, params: Params, options: PlanOptions): RuleScope {
+  params.scope ??= { model, principal: options.principal, param: params.add };
+  return params.scope;
+}
+
+/** A relation whose field the asker may not read on every row cannot be listed on its own (`/users/42/<field>`). */
+function assertRelationReadable(scope: RuleScope, type: ResourceType, field: Field): void {
+  assertReadable(scope, type, field, 'list');
 }
 
 /** The level of an embedded relation's records, once the limits allow it. */
@@ -132,17 +156,34 @@ function buildListNode(
   path: string,
   depth: number,
 ): ListNode {
-  const filter =
+  const scope = scopeOf(model, params, options);
+  const asked =
     args.filter === undefined
       ? undefined
-      : buildFilter({ model, param: params.add, fromText: options.fromText, path: `${path}.filter` }, type, args.filter);
+      : buildFilter({ model, param: params.add, fromText: options.fromText, path: `${path}.filter`, readable: readableIn(scope) }, type, args.filter);
+  // The rows the asker may see, whatever else the list is filtered on: in every count and cursor too.
+  const filter = both(asked, rowRule(scope, type));
   const order = buildOrder(type, args.orderBy ?? [], args.after ?? args.before, path);
+  for (const key of order) assertReadable(scope, type, fieldOf(type, key.field, path), 'sort on');
   const node = buildNode(model, params, type, select, options, path, depth);
   const page = buildPage(params, order, args, options.limits, path);
   return { ...node, filter, order, page };
 }
 
-function buildSelection(model: Model, params: Params, type: ResourceType, request: FieldRequest, options: PlanOptions, path: string, depth: number): Selection {
+function readableIn(scope: RuleScope): (type: ResourceType, field: Field) => void {
+  return (type, field) => assertReadable(scope, type, field, 'filter on');
+}
+
+/** A selection, or undefined for a field named by default that the asker may not read. */
+function buildSelection(
+  model: Model,
+  params: Params,
+  type: ResourceType,
+  request: FieldRequest,
+  options: PlanOptions,
+  path: string,
+  depth: number,
+): Selection | undefined {
   if ('typename' in request) return { kind: 'constant', key: request.key, value: type.name };
   if ('cursor' in request) return { kind: 'cursor', key: request.key };
   if ('countOf' in request) {
@@ -150,35 +191,49 @@ function buildSelection(model: Model, params: Params, type: ResourceType, reques
     if (field.kind !== 'toMany' && field.kind !== 'manyToMany') {
       throw new ApiError('QUERY_UNKNOWN_RELATION', { detail: `${type.name}.${field.name} is not a list relation and has no count` });
     }
+    const scope = scopeOf(model, params, options);
+    // A count tells how many related records exist: only when the relation may be read on every row, and only the visible ones.
+    assertReadable(scope, type, field, 'count');
     const target = resourceType(model, field.target);
-    const filter =
+    const asked =
       request.filter === undefined
         ? undefined
-        : buildFilter({ model, param: params.add, fromText: options.fromText, path: `${path}.${request.key}.filter` }, target, request.filter);
-    return { kind: 'count', key: request.key, field: field.name, filter };
+        : buildFilter(
+            { model, param: params.add, fromText: options.fromText, path: `${path}.${request.key}.filter`, readable: readableIn(scope) },
+            target,
+            request.filter,
+          );
+    return { kind: 'count', key: request.key, field: field.name, filter: both(asked, rowRule(scope, target)) };
   }
   const field = fieldOf(type, request.field, path);
   const here = `${path}.${request.key}`;
+  const access = fieldAccess(scopeOf(model, params, options), type, field);
+  if (access.kind === 'denied') {
+    if (request.implicit === true) return undefined;
+    throw fieldForbidden(type, field);
+  }
+  const mask = access.kind === 'masked' ? { mask: access.mask } : {};
   switch (field.kind) {
     case 'scalar':
-      return { kind: 'column', key: request.key, field: field.name };
+      return { kind: 'column', key: request.key, field: field.name, ...mask };
     case 'file': {
-      if (request.size === undefined) return { kind: 'file', key: request.key, field: field.name, size: undefined };
-      return { kind: 'file', key: request.key, field: field.name, size: params.add(snapSize(field.image.sizes, request.size, here)) };
+      const size = request.size === undefined ? undefined : params.add(snapSize(field.image.sizes, request.size, here));
+      return { kind: 'file', key: request.key, field: field.name, size, ...mask };
     }
     case 'toOne': {
       // A to-one relation without a sub-selection is its id, as written.
-      if (request.select === undefined) return { kind: 'column', key: request.key, field: field.name };
+      if (request.select === undefined) return { kind: 'column', key: request.key, field: field.name, ...mask };
       const target = resourceType(model, field.target);
       const inner = enter(params, options.limits, depth);
-      return { kind: 'toOne', key: request.key, field: field.name, node: buildNode(model, params, target, request.select, options, here, inner) };
+      const node = withRule(buildNode(model, params, target, request.select, options, here, inner), rowRule(scopeOf(model, params, options), target));
+      return { kind: 'toOne', key: request.key, field: field.name, node, ...mask };
     }
     case 'toMany':
     case 'manyToMany': {
       const target = resourceType(model, field.target);
       const select = request.select ?? [{ key: 'id', field: 'id' }];
       const inner = enter(params, options.limits, depth);
-      return { kind: 'toMany', key: request.key, field: field.name, node: buildListNode(model, params, target, select, request.list ?? {}, options, here, inner) };
+      return { kind: 'toMany', key: request.key, field: field.name, node: buildListNode(model, params, target, select, request.list ?? {}, options, here, inner), ...mask };
     }
   }
 }

@@ -18,3 +18,20 @@ export interface Principal {
 }
 
 export const ANONYMOUS: Principal = Object.freeze({ id: null, role: null, claims: Object.freeze({}), admin: false, via: 'anonymous' });
+
+const keys = new WeakMap<Principal, string>();
+
+/**
+ * What sets one principal's answers apart from another's, as text for cache
+ * keys (plan templates, validators): empty for the anonymous caller, so
+ * anonymous requests share everything as before.
+ */
+export function principalKey(principal: Principal): string {
+  if (principal.via === 'anonymous') return '';
+  let key = keys.get(principal);
+  if (key === undefined) {
+    key = JSON.stringify([principal.via, principal.id, principal.role, principal.admin, principal.claims]);
+    keys.set(principal, key);
+  }
+  return key;
+}

@@ -47,11 +47,15 @@ export interface Page {
   readonly fromEnd: boolean;
 }
 
+/**
+ * `mask`: the rows of the record being read on which the principal may see
+ * this field (a field rule such as `id == auth.id`); elsewhere it is null.
+ */
 export type Selection =
-  | { readonly kind: 'column'; readonly key: string; readonly field: string }
-  | { readonly kind: 'file'; readonly key: string; readonly field: string; readonly size: Param | undefined }
-  | { readonly kind: 'toOne'; readonly key: string; readonly field: string; readonly node: ReadNode }
-  | { readonly kind: 'toMany'; readonly key: string; readonly field: string; readonly node: ListNode }
+  | { readonly kind: 'column'; readonly key: string; readonly field: string; readonly mask?: Filter }
+  | { readonly kind: 'file'; readonly key: string; readonly field: string; readonly size: Param | undefined; readonly mask?: Filter }
+  | { readonly kind: 'toOne'; readonly key: string; readonly field: string; readonly node: ReadNode; readonly mask?: Filter }
+  | { readonly kind: 'toMany'; readonly key: string; readonly field: string; readonly node: ListNode; readonly mask?: Filter }
   | { readonly kind: 'count'; readonly key: string; readonly field: string; readonly filter: Filter | undefined }
   | { readonly kind: 'constant'; readonly key: string; readonly value: string }
   /** This record's keyset cursor in the list it was read in (null outside a list). */
@@ -61,6 +65,8 @@ export type Selection =
 export interface ReadNode {
   readonly type: string;
   readonly select: readonly Selection[];
+  /** One record (a root `one`, a to-one relation): the rows the principal may see; a record outside it reads as missing. A list has it in its `filter`. */
+  readonly rule?: Filter;
 }
 
 /** A filtered, ordered, paged list of records. `order` always ends with `id`. */
@@ -77,7 +83,8 @@ export type ReadRoot =
   | {
       readonly kind: 'list';
       readonly node: ListNode;
-      readonly parent: { readonly type: string; readonly field: string; readonly id: Param } | undefined;
+      /** `rule`: the parent rows the principal may see; the list of a parent outside it is a 404, as a missing parent's. */
+      readonly parent: { readonly type: string; readonly field: string; readonly id: Param; readonly rule?: Filter } | undefined;
       readonly totalCount: boolean;
     };
 

@@ -17,7 +17,7 @@ import { header, methodNotAllowed } from './route-helpers.js';
 export interface FileRoutesOptions {
   readonly engine: Engine;
   /** Sends the record as GET /<type>/<id> would, with its ETag. */
-  readonly sendRecord: (type: ResourceType, id: string, reply: FastifyReply) => Promise<void>;
+  readonly sendRecord: (type: ResourceType, id: string, request: FastifyRequest, reply: FastifyReply) => Promise<void>;
   /** The write's precondition from If-Match / If-Unmodified-Since, as for PUT and PATCH. */
   readonly precondition: (type: ResourceType, id: string, request: FastifyRequest) => WritePrecondition | undefined;
 }
@@ -81,7 +81,7 @@ async function putFile(options: FileRoutesOptions, type: ResourceType, field: Fi
     const values = validateInput(engine.model, type, { [field.name]: value }, 'patch');
     await engine.write(planUpdate(engine.model, type.name, id, values), options.precondition(type, id, request));
   });
-  await options.sendRecord(type, id, reply);
+  await options.sendRecord(type, id, request, reply);
 }
 
 async function deleteFile(options: FileRoutesOptions, type: ResourceType, field: FileField, request: FastifyRequest, reply: FastifyReply): Promise<void> {

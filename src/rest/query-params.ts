@@ -134,6 +134,8 @@ function buildSelect(model: Model, type: ResourceType, raw: Record<string, unkno
   const fieldsParam = `${prefix}fields`;
   const named = raw[fieldsParam] === undefined ? undefined : splitList(raw[fieldsParam], fieldsParam);
   const names = named ?? type.fields.filter((f) => f.kind === 'scalar' || f.kind === 'file' || f.kind === 'toOne').map((f) => f.name);
+  // Fields named by default: a field the asker may not read is left out of them, not refused.
+  const implicit = named === undefined;
   const select: FieldRequest[] = [];
   const seen = new Set<string>();
   for (const name of names) {
@@ -150,9 +152,9 @@ function buildSelect(model: Model, type: ResourceType, raw: Record<string, unkno
     const path = `${prefix}${name}`;
     if (field.kind === 'file') {
       const size = raw[`${path}.size`];
-      select.push({ key: name, field: name, size: size === undefined ? undefined : parseInteger(size, `${path}.size`) });
+      select.push({ key: name, field: name, size: size === undefined ? undefined : parseInteger(size, `${path}.size`), implicit });
     } else if (field.kind === 'scalar' || (field.kind === 'toOne' && !includes.has(path))) {
-      select.push({ key: name, field: name });
+      select.push({ key: name, field: name, implicit });
     } else if (!includes.has(path)) {
       // A list relation named in fields= is embedded with its defaults.
       select.push(embed(model, field.target, raw, path, includes));

@@ -15,6 +15,8 @@ import { writeRecordBody } from './record-input.js';
 import { listLinks, pageCursors, renderList, type PageCursors } from './render-list.js';
 import { parseQueryString, parseRestQuery, type RestQuery } from './query-params.js';
 import { header, methodNotAllowed } from './route-helpers.js';
+import { principalOf } from '../auth/request-principal.js';
+import { principalKey } from '../plan/principal.js';
 
 export interface RestApiOptions {
   readonly engine: Engine;
@@ -68,7 +70,7 @@ export function registerRestApi(app: FastifyInstance, restOptions: RestApiOption
   }
   registerFileRoutes(app, {
     engine,
-    sendRecord: (type, id, reply) => sendRecord(options, type, id, reply),
+    sendRecord: (type, id, request, reply) => sendRecord(options, type, id, request, reply),
     precondition: (type, id, request) => precondition(options, type, id, request),
   });
 }
@@ -84,11 +86,14 @@ function params(request: FastifyRequest): Params {
  * query is parsed and planned the first time; later requests only bind their
  * id (the record's, or the parent's for a sub-collection).
  */
-function planFor(options: RestContext, key: string, id: string | undefined, build: () => RequestTemplate): RequestTemplate {
-  let template = options.templates.get(key);
+function planFor(options: RestContext, request: FastifyRequest, key: string, id: string | undefined, build: () => RequestTemplate): RequestTemplate {
+  // Under rules a template holds its asker's values (their id in a row filter): one per principal.
+  const asker = options.engine.model.hasRules ? `${principalKey(principalOf(request))} ` : '';
+  const templateKey = `${asker}${key}`;
+  let template = options.templates.get(templateKey);
   if (template === undefined) {
     template = build();
-    options.templates.set(key, template);
+    options.templates.set(templateKey, template);
   }
   const slot = idParam(template.plan);
   if (slot === undefined || id === undefined) return template;
@@ -100,19 +105,20 @@ function search(request: FastifyRequest): string {
   return at < 0 ? '' : request.url.slice(at + 1);
 }
 
-function oneTemplate(options: RestContext, type: ResourceType, query: string): RequestTemplate {
+function oneTemplate(options: RestContext, type: ResourceType, query: string, request: FastifyRequest): RequestTemplate {
   const parsed = parseRestQuery(options.engine.model, type, query === '' ? {} : parseQueryString(query), false);
-  return { plan: planReadOne(options.engine.model, type.name, '', parsed.select, { limits: options.limits, fromText: true }), list: {} };
+  return { plan: planReadOne(options.engine.model, type.name, '', parsed.select, { limits: options.limits, fromText: true, principal: principalOf(request) }), list: {} };
 }
 
 async function getOne(options: RestContext, type: ResourceType, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const { engine } = options;
   const id = params(request).id as string;
   const query = search(request);
-  const { plan } = planFor(options, `one ${type.name} ${query}`, id, () => oneTemplate(options, type, query));
+  const { plan } = planFor(options, request, `one ${type.name} ${query}`, id, () => oneTemplate(options, type, query, request));
   const response = await engine.readCached({
     plans: [plan],
     key: `rest ${request.url}`,
+    principal: principalOf(request),
     ifNoneMatch: header(request, 'if-none-match'),
     ifModifiedSince: header(request, 'if-modified-since'),
     render: ([result]) => {
@@ -133,12 +139,13 @@ async function getList(
   const { engine } = options;
   const query = search(request);
   const parentId = relation === undefined ? undefined : (params(request).id as string);
-  const { plan, list } = planFor(options, `list ${type.name} ${relation ?? ''} ${query}`, parentId, () => {
+  const { plan, list } = planFor(options, request, `list ${type.name} ${relation ?? ''} ${query}`, parentId, () => {
     const listType = relation === undefined ? type : (engine.model.typesByName.get((type.fieldsByName.get(relation) as ManyToManyRelation).target) as ResourceType);
     const parsed = parseRestQuery(engine.model, listType, query === '' ? {} : parseQueryString(query), true);
     const template = planReadList(engine.model, listType.name, parsed.list, parsed.select, {
       limits: options.limits,
       fromText: true,
+      principal: principalOf(request),
       totalCount: parsed.count,
       parent: relation === undefined ? undefined : { type: type.name, field: relation, id: '' },
     });
@@ -148,6 +155,7 @@ async function getList(
   const response = await engine.readCached({
     plans: [plan],
     key: `rest ${request.url}`,
+    principal: principalOf(request),
     ifNoneMatch: header(request, 'if-none-match'),
     ifModifiedSince: header(request, 'if-modified-since'),
     render: ([result]) => {
@@ -164,10 +172,10 @@ async function create(options: RestContext, type: ResourceType, request: Fastify
   const { engine } = options;
   // JSON, or multipart/form-data with file parts (record-input.ts).
   const result = await writeRecordBody(engine, type, request, 'create', () => jsonBody(request), (values) =>
-    engine.write(planCreate(engine.model, type.name, values), undefined, (id) => canonicalPlan(options, type, id)),
+    engine.write(planCreate(engine.model, type.name, values), undefined, (id) => canonicalPlan(options, type, id, request)),
   );
   reply.code(201).header('location', `/${type.path}/${result.id}`);
-  if (result.record === undefined) await sendRecord(options, type, result.id, reply);
+  if (result.record === undefined) await sendRecord(options, type, result.id, request, reply);
   else sendBody(reply, result.record);
 }
 
@@ -177,7 +185,7 @@ async function update(options: RestContext, type: ResourceType, request: Fastify
   await writeRecordBody(engine, type, request, mode, () => jsonBody(request), (values) => {
     return engine.write(planUpdate(engine.model, type.name, id, values, mode === 'replace'), precondition(options, type, id, request));
   });
-  await sendRecord(options, type, id, reply);
+  await sendRecord(options, type, id, request, reply);
 }
 
 async function remove(options: RestContext, type: ResourceType, request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -200,8 +208,8 @@ async function link(
 }
 
 /** The record's full representation, as GET /<type>/<id> would send it, with its ETag. */
-async function sendRecord(options: RestContext, type: ResourceType, id: string, reply: FastifyReply): Promise<void> {
-  const result = await options.engine.read(canonicalPlan(options, type, id));
+async function sendRecord(options: RestContext, type: ResourceType, id: string, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const result = await options.engine.read(canonicalPlan(options, type, id, request));
   const body = renderCanonical(result);
   if (body === undefined) throw notFound(type, id);
   sendBody(reply, body);
@@ -211,8 +219,8 @@ function sendBody(reply: FastifyReply, body: string): void {
   reply.header('etag', strongEtag(body)).type('application/json').send(body);
 }
 
-function canonicalPlan(options: RestContext, type: ResourceType, id: string): ReadPlan {
-  return planFor(options, `one ${type.name} `, id, () => oneTemplate(options, type, '')).plan;
+function canonicalPlan(options: RestContext, type: ResourceType, id: string, request: FastifyRequest): ReadPlan {
+  return planFor(options, request, `one ${type.name} `, id, () => oneTemplate(options, type, '', request)).plan;
 }
 
 function renderCanonical(result: ReadResult): string | undefined {
@@ -227,7 +235,7 @@ function precondition(options: RestContext, type: ResourceType, id: string, requ
     const updatedAt = type.fields.find((field) => field.kind === 'scalar' && field.auto === 'updatedAt')?.name;
     const modifiedAt =
       updatedAt === undefined ? undefined : (current: string): string | undefined => (JSON.parse(current) as Record<string, string | undefined>)[updatedAt];
-    return { ifUnmodifiedSince, modifiedAt, plan: canonicalPlan(options, type, id), render: renderCanonical };
+    return { ifUnmodifiedSince, modifiedAt, plan: canonicalPlan(options, type, id, request), render: renderCanonical };
   }
   if (ifMatch === undefined) {
     if (options.requireIfMatch) {
@@ -235,7 +243,7 @@ function precondition(options: RestContext, type: ResourceType, id: string, requ
     }
     return undefined;
   }
-  return { ifMatch, plan: canonicalPlan(options, type, id), render: renderCanonical };
+  return { ifMatch, plan: canonicalPlan(options, type, id, request), render: renderCanonical };
 }
 
 function jsonBody(request: FastifyRequest): unknown {
@@ -251,6 +259,7 @@ function jsonBody(request: FastifyRequest): unknown {
 
 function send(reply: FastifyReply, response: CachedReadResponse): void {
   reply.header('cache-control', cacheControlHeader(response.policy));
+  if (response.policy.varyAuthorization === true) reply.header('vary', 'Authorization');
   if (response.etag !== undefined) reply.header('etag', response.etag);
   if (response.lastModified !== undefined) reply.header('last-modified', response.lastModified);
   if (response.status === 304) {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/plan/build-read.js';
+import { ANONYMOUS } from '../../src/plan/principal.js';
 import { resolveGraphqlOptions } from '../../src/graphql/graphql-options.js';
 import { createGraphqlHandler, type GraphqlHttpResponse, type JsonMedia } from '../../src/graphql/handle-graphql.js';
 import { paramsFromJson } from '../../src/graphql/http/graphql-params.js';
@@ -37,7 +38,7 @@ describeEachDialect('GraphQL operation templates', (ctx) => {
   /** A handler that has never seen a request: what the full path answers. */
   function cold(query: string, variables: Record<string, unknown>, media: JsonMedia = 'application/json'): Promise<GraphqlHttpResponse> {
     const handler = createGraphqlHandler(server.engine, DEFAULT_LIMITS, resolveGraphqlOptions({}));
-    return handler.handle({ method: 'POST', params: paramsFromJson({ query, variables }), media, ifNoneMatch: undefined, log: { error: () => undefined } });
+    return handler.handle({ method: 'POST', params: paramsFromJson({ query, variables }), media, ifNoneMatch: undefined, log: { error: () => undefined }, principal: ANONYMOUS });
   }
 
   function idAt(index: number): string {

@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createFileService, type FileService, type FileServiceOptions } from '../../src/files/file-service.js';
 import { createEngine, type Engine, type EngineOptions, type SeedOptions } from '../../src/engine/engine.js';
-import { loadSchemaFiles } from '../../src/schema/load-schema.js';
+import { loadSchema, loadSchemaFiles } from '../../src/schema/load-schema.js';
 import type { Model } from '../../src/schema/model.js';
 import type { Database } from '../../src/storage/dialect.js';
 import { migrate } from '../../src/storage/migrate/migrate.js';
@@ -13,13 +13,54 @@ import { createServer, type ServerOptions } from '../../src/server/create-server
 export const EXAMPLE_SCHEMA = new URL('../../examples/social/schema.graphql', import.meta.url).pathname;
 
 let exampleModel: Promise<Model> | undefined;
+let openExampleModel: Model | undefined;
 
+/** The example schema as shipped, rules included. */
 export function loadExampleModel(): Promise<Model> {
   exampleModel ??= loadSchemaFiles([EXAMPLE_SCHEMA]).then((result) => {
     if (!result.ok) throw new Error(`example schema does not load: ${JSON.stringify(result.problems)}`);
     return result.model;
   });
   return exampleModel;
+}
+
+/**
+ * The example schema without its `@allow` rules: an open schema, which
+ * serves everyone everything (as a schema without rules does). The tests of
+ * the engine, the front-ends, caching and files use it, so they prove those
+ * apart from permissions; the permission tests use the rules.
+ */
+export function loadOpenExampleModel(): Model {
+  if (openExampleModel === undefined) {
+    const text = withoutAllow(readFileSync(EXAMPLE_SCHEMA, 'utf8'));
+    const result = loadSchema([{ file: EXAMPLE_SCHEMA, text }]);
+    if (!result.ok) throw new Error(`open example schema does not load: ${JSON.stringify(result.problems)}`);
+    openExampleModel = result.model;
+  }
+  return openExampleModel;
+}
+
+/** The SDL with every `@allow(…)` taken out (parentheses balanced, strings skipped). */
+function withoutAllow(text: string): string {
+  let out = '';
+  let at = 0;
+  for (let start = text.indexOf('@allow(', at); start >= 0; start = text.indexOf('@allow(', at)) {
+    out += text.slice(at, start);
+    let depth = 0;
+    let i = start + '@allow'.length;
+    let quoted = false;
+    for (; i < text.length; i++) {
+      const c = text[i];
+      if (quoted) {
+        if (c === '\\') i++;
+        else if (c === '"') quoted = false;
+      } else if (c === '"') quoted = true;
+      else if (c === '(') depth++;
+      else if (c === ')' && --depth === 0) break;
+    }
+    at = i + 1;
+  }
+  return out + text.slice(at);
 }
 
 /** Small, deterministic demo data: enough for pages, skew and relations. */
@@ -49,9 +90,11 @@ export async function startServer(
     /** File store options (its directory defaults to a fresh temporary one), or false for an engine without files. */
     readonly files?: Omit<FileServiceOptions, 'store'> | false;
     readonly engine?: Omit<EngineOptions, 'files'>;
+    /** Serve the example with its permission rules (default: without, an open schema). */
+    readonly rules?: boolean;
   } = {},
 ): Promise<TestServer> {
-  const model = await loadExampleModel();
+  const model = options.rules === true ? await loadExampleModel() : loadOpenExampleModel();
   const db = await open();
   await migrate(db, model, { allowDestructive: false, dryRun: false });
   const filesDir = options.files === false ? undefined : (options.files?.directory ?? mkdtempSync(join(tmpdir(), 'diglot-files-')));

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { getVariableValues, GraphQLID, Kind, parse, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../plan/build-read.js';
+import type { Principal } from '../../plan/principal.js';
 import { idParam } from '../../plan/plan-template.js';
 import type { ReadPlan } from '../../plan/read-plan.js';
 import { loadSchema } from '../../schema/load-schema.js';
@@ -15,6 +16,8 @@ const text = readFileSync(new URL('../../../examples/social/schema.graphql', imp
 const loaded = loadSchema([{ file: 'schema.graphql', text }]);
 if (!loaded.ok) throw new Error('example schema does not load');
 const model = loaded.model;
+/** Rules add their own params; these tests are about the slots alone. */
+const ADMIN: Principal = { id: null, role: 'ADMIN', claims: {}, admin: true, via: 'admin-key' };
 const generated = buildGraphqlSchema(model);
 
 /** Compiles and plans a query the way the handler's full path does, and remembers it; returns its key. */
@@ -28,7 +31,7 @@ function rememberQuery(templates: OperationTemplates, document: string, variable
   const coerced = getVariableValues(generated.schema, operation.variableDefinitions ?? [], variables);
   if (coerced.errors !== undefined) throw new Error(coerced.errors.map((error) => error.message).join('; '));
   const compiled = compileOperation({ schema: generated.schema, fragments, variables: coerced.coerced, generated }, operation);
-  const reads = planReads({ engine: { model }, planLimits: DEFAULT_LIMITS }, compiled.steps);
+  const reads = planReads({ engine: { model }, planLimits: DEFAULT_LIMITS, principal: ADMIN }, compiled.steps);
   const slots = findSlotVariables(operation, fragments, generated.query);
   const slotNames = new Set(slots.map((slot) => slot.name));
   const keyed = (operation.variableDefinitions ?? []).map((definition) => definition.variable.name.value).filter((name) => !slotNames.has(name));

@@ -2,6 +2,7 @@ import { OperationTypeNode, type FieldNode, type FragmentDefinitionNode, type Op
 import type { CachePolicy, Engine, ReadResult } from '../../engine/engine.js';
 import { ApiError, isApiError } from '../../errors/api-error.js';
 import { planReadList, planReadOne, type PlanLimits } from '../../plan/build-read.js';
+import type { Principal } from '../../plan/principal.js';
 import type { ReadPlan } from '../../plan/read-plan.js';
 import { planCreate, planDelete, planLink, planUpdate } from '../../plan/build-write.js';
 import { validateInput } from '../../plan/validate-input.js';
@@ -16,6 +17,7 @@ export interface RunContext {
   readonly engine: Engine;
   readonly generated: GeneratedSchema;
   readonly planLimits: PlanLimits;
+  readonly principal: Principal;
   readonly format: FormatOptions;
 }
 
@@ -34,10 +36,11 @@ export interface RunnableOperation {
 /** A data step's read plan, or the error planning it gave (that field's error in the response). */
 export type PlannedRead = { readonly plan: ReadPlan } | { readonly error: unknown };
 
-/** What planning needs: the model and the page limits. */
+/** What planning needs: the model, the limits and who is asking. */
 export interface PlanContext {
   readonly engine: Pick<Engine, 'model'>;
   readonly planLimits: PlanLimits;
+  readonly principal: Principal;
 }
 
 /** Conditional-read facts, for GET and persisted operations. */
@@ -104,6 +107,7 @@ export async function runOperation(ctx: RunContext, op: RunnableOperation, cache
       const response = await ctx.engine.readCached({
         plans: planned.map((entry) => entry.plan),
         key: cache.key,
+        principal: ctx.principal,
         ifNoneMatch: cache.ifNoneMatch,
         render: (results) => {
           planned.forEach((entry, i) => {
@@ -148,7 +152,7 @@ export function planReads(ctx: PlanContext, steps: readonly RootStep[], readBack
     if (step.kind !== 'data') return undefined;
     try {
       if (readBackId === undefined) return { plan: readPlanOf(ctx, step) };
-      return { plan: planReadOne(ctx.engine.model, step.role.type.name, readBackId, step.select, { limits: ctx.planLimits, fromText: false }) };
+      return { plan: planReadOne(ctx.engine.model, step.role.type.name, readBackId, step.select, { limits: ctx.planLimits, fromText: false, principal: ctx.principal }) };
     } catch (error) {
       return { error };
     }
@@ -157,7 +161,7 @@ export function planReads(ctx: PlanContext, steps: readonly RootStep[], readBack
 
 function readPlanOf(ctx: PlanContext, step: DataStep): ReadPlan {
   const { model } = ctx.engine;
-  const options = { limits: ctx.planLimits, fromText: false };
+  const options = { limits: ctx.planLimits, fromText: false, principal: ctx.principal };
   const type = step.role.type.name;
   switch (step.role.kind) {
     case 'one':
@@ -182,7 +186,7 @@ async function runMutation(ctx: RunContext, step: DataStep): Promise<string> {
   const { engine } = ctx;
   const { model } = engine;
   const type = step.role.type;
-  const options = { limits: ctx.planLimits, fromText: false };
+  const options = { limits: ctx.planLimits, fromText: false, principal: ctx.principal };
   const readPlan = (id: string): ReadPlan => planReadOne(model, type.name, id, step.select, options);
   const readBack = async (id: string): Promise<string> => {
     const result = await engine.read(readPlan(id));
@@ -222,7 +226,7 @@ async function runMutation(ctx: RunContext, step: DataStep): Promise<string> {
  */
 async function deleteReturning(ctx: RunContext, step: DataStep, id: string): Promise<string> {
   const type = step.role.type;
-  const plan = planReadOne(ctx.engine.model, type.name, id, step.select, { limits: ctx.planLimits, fromText: false });
+  const plan = planReadOne(ctx.engine.model, type.name, id, step.select, { limits: ctx.planLimits, fromText: false, principal: ctx.principal });
   let before = null as string | null;
   try {
     await ctx.engine.write(

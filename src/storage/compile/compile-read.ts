@@ -1,9 +1,9 @@
 import type { Model, ResourceType } from '../../schema/model.js';
-import type { ReadPlan, ReadRoot } from '../../plan/read-plan.js';
+import type { Filter, Param, ReadPlan, ReadRoot } from '../../plan/read-plan.js';
 import type { SqlCompilerHooks } from '../dialect.js';
 import { compileFilter } from './compile-filter.js';
 import { compileOrderBy, orderKeyColumn } from './compile-order.js';
-import { compileCount, compileObject, compilePageRows, guardedFilter, relationRows, type RelationSource } from './compile-select.js';
+import { compileCount, compileObject, compilePageRows, guardedFilter, relationRows, ruleOf, type RelationSource } from './compile-select.js';
 import { SqlContext } from './sql-context.js';
 
 /**
@@ -47,7 +47,11 @@ export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPla
     const type = ctx.type(root.node.type);
     const alias = ctx.alias();
     const object = compileObject(ctx, root.node, alias);
-    const from = rootFrom === undefined ? `${ctx.table(type)} ${alias} WHERE ${ctx.ref(alias, 'id')} = ${ctx.param(root.id)}` : `${hooks.quoteIdent(rootFrom)} ${alias}`;
+    // A record the asker may not see reads as missing: a 404, never a 403 that would tell it exists.
+    const from =
+      rootFrom === undefined
+        ? `${ctx.table(type)} ${alias} WHERE ${[`${ctx.ref(alias, 'id')} = ${ctx.param(root.id)}`, ...ruleOf(ctx, type, alias, root.node.rule)].join(' AND ')}`
+        : `${hooks.quoteIdent(rootFrom)} ${alias}${root.node.rule === undefined ? '' : ` WHERE ${compileFilter(ctx, type, alias, root.node.rule)}`}`;
     return finish(ctx, `SELECT ${object} AS j FROM ${from}`, root.kind, 0, { parent: undefined, total: false }, false);
   }
   if (rootFrom !== undefined) throw new Error('only a root `one` can be read from a WITH clause');
@@ -65,13 +69,13 @@ export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPla
     const nulls = Array.from({ length: keyCount + 1 }, () => 'NULL').join(', ');
     const sql =
       `SELECT * FROM (${rows}) p UNION ALL SELECT ${nulls} ` +
-      `WHERE NOT EXISTS (SELECT 1 FROM ${ctx.table(parentType)} WHERE ${hooks.quoteIdent('id')} = ${ctx.param(root.parent.id)})`;
+      `WHERE NOT EXISTS (${parentRow(ctx, parentType, root.parent, '1')})`;
     return finish(ctx, sql, 'list', keyCount, { parent: 'missingRow', total: false }, reversed);
   }
   const facts: string[] = [];
   if (root.parent !== undefined) {
     const parentType = ctx.type(root.parent.type);
-    facts.push(`(SELECT count(*) FROM ${ctx.table(parentType)} WHERE ${hooks.quoteIdent('id')} = ${ctx.param(root.parent.id)}) AS parent_found`);
+    facts.push(`(${parentRow(ctx, parentType, root.parent, 'count(*)')}) AS parent_found`);
   }
   const counted = listSource(ctx, type, root);
   const link = counted.link?.();
@@ -90,6 +94,13 @@ export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPla
     `FROM (SELECT ${facts.join(', ')}) m LEFT JOIN (${rows}) ${derived} ON 1=1 ` +
     `ORDER BY ${compileOrderBy(keys, root.node.order, reversed)}`;
   return finish(ctx, sql, 'list', keyCount, { parent: root.parent === undefined ? undefined : 'foundColumn', total: true }, reversed);
+}
+
+/** `SELECT what` from the parent row of a sub-collection, if the asker may see it (one they may not is missing, as for `one`). */
+function parentRow(ctx: SqlContext, parentType: ResourceType, parent: { readonly id: Param; readonly rule?: Filter }, what: string): string {
+  const alias = ctx.alias();
+  const conditions = [`${ctx.ref(alias, 'id')} = ${ctx.param(parent.id)}`, ...ruleOf(ctx, parentType, alias, parent.rule)];
+  return `SELECT ${what} FROM ${ctx.table(parentType)} ${alias} WHERE ${conditions.join(' AND ')}`;
 }
 
 function listSource(ctx: SqlContext, type: ResourceType, root: Extract<ReadRoot, { kind: 'list' }>): RelationSource {

@@ -1,6 +1,6 @@
 import type { ManyToManyRelation, ResourceType, ScalarField, ToManyRelation } from '../../schema/model.js';
 import { orderSignature } from '../../plan/cursor.js';
-import type { ListNode, OrderKey, ReadNode, Selection } from '../../plan/read-plan.js';
+import type { Filter, ListNode, OrderKey, ReadNode, Selection } from '../../plan/read-plan.js';
 import type { JsonMember } from '../dialect.js';
 import { columnOf, compileFilter } from './compile-filter.js';
 import { compileKeyset, compileOrderBy, derivedOrderColumns, orderColumns, orderKeyColumn, type OrderColumn } from './compile-order.js';
@@ -46,15 +46,15 @@ function compileSelection(ctx: SqlContext, type: ResourceType, alias: string, se
     }
     case 'column': {
       const field = ctx.field(type, selection.field);
-      if (field.kind === 'toOne') return ctx.ref(alias, field.column);
+      if (field.kind === 'toOne') return masked(ctx, type, alias, selection.mask, ctx.ref(alias, field.column));
       if (field.kind !== 'scalar') throw new Error(`${type.name}.${selection.field} is not a column`);
-      return jsonColumn(ctx, field, ctx.ref(alias, field.column));
+      return jsonColumn(ctx, field, masked(ctx, type, alias, selection.mask, ctx.ref(alias, field.column)));
     }
     case 'file': {
       const field = ctx.field(type, selection.field);
       if (field.kind !== 'file') throw new Error(`${type.name}.${selection.field} is not a file`);
       // NULL propagates through concatenation, so a record without a picture yields null.
-      const parts = [sqlString('/files/'), ctx.ref(alias, field.column)];
+      const parts = [sqlString('/files/'), masked(ctx, type, alias, selection.mask, ctx.ref(alias, field.column))];
       if (selection.size !== undefined) parts.push(sqlString('/'), ctx.param(selection.size));
       return ctx.sql.concat(parts);
     }
@@ -64,11 +64,13 @@ function compileSelection(ctx: SqlContext, type: ResourceType, alias: string, se
       const target = ctx.type(field.target);
       const inner = ctx.alias();
       const object = compileObject(ctx, selection.node, inner);
-      // No row (a dangling or null reference) is JSON null.
-      return `coalesce((SELECT ${object} FROM ${ctx.table(target)} ${inner} WHERE ${ctx.ref(inner, 'id')} = ${ctx.ref(alias, field.column)}), 'null')`;
+      const link = `${ctx.ref(inner, 'id')} = ${ctx.ref(alias, field.column)}`;
+      const conditions = [link, ...ruleOf(ctx, target, inner, selection.node.rule), ...ruleOf(ctx, type, alias, selection.mask)];
+      // No row (a dangling or null reference, or one the asker may not see) is JSON null.
+      return `coalesce((SELECT ${object} FROM ${ctx.table(target)} ${inner} WHERE ${conditions.join(' AND ')}), 'null')`;
     }
     case 'toMany':
-      return compileNestedList(ctx, type, alias, selection.field, selection.node);
+      return compileNestedList(ctx, type, alias, selection.field, selection.node, selection.mask);
     case 'count': {
       const source = relationSource(ctx, type, alias, selection.field);
       const link = source.link?.();
@@ -76,6 +78,16 @@ function compileSelection(ctx: SqlContext, type: ResourceType, alias: string, se
       return compileCount(source.from, link, filter);
     }
   }
+}
+
+/** A value shown only on the rows `mask` keeps (a field rule); NULL elsewhere. */
+function masked(ctx: SqlContext, type: ResourceType, alias: string, mask: Filter | undefined, value: string): string {
+  return mask === undefined ? value : `CASE WHEN ${compileFilter(ctx, type, alias, mask)} THEN ${value} END`;
+}
+
+/** A rule's row filter as WHERE conditions (none when every row passes). */
+export function ruleOf(ctx: SqlContext, type: ResourceType, alias: string, rule: Filter | undefined): string[] {
+  return rule === undefined ? [] : [compileFilter(ctx, type, alias, rule)];
 }
 
 /** A scalar column as a JSON value of the right JSON type on every dialect (a timestamp as it is: a `timestamp` member). */
@@ -153,7 +165,7 @@ function selectPage(select: string, source: RelationSource, where: readonly stri
 }
 
 /** What keeps a page's rows: the parent link, the filter, and the cursors' keyset conditions. */
-function pageConditions(ctx: SqlContext, source: RelationSource, node: ListNode, columns: readonly OrderColumn[]): string[] {
+function pageConditions(ctx: SqlContext, source: RelationSource, node: ListNode, columns: readonly OrderColumn[], parentMask?: () => string[]): string[] {
   const where: string[] = [];
   if (source.link !== undefined) where.push(source.link());
   // Unfiltered pages in the default order walk an index and stop at their limit; a filter or a sort may scan.
@@ -164,6 +176,7 @@ function pageConditions(ctx: SqlContext, source: RelationSource, node: ListNode,
   const { page } = node;
   if (page.after !== undefined) where.push(compileKeyset(ctx, columns, node.order, page.after, true));
   if (page.before !== undefined) where.push(compileKeyset(ctx, columns, node.order, page.before, false));
+  if (parentMask !== undefined) where.push(...parentMask());
   return where;
 }
 
@@ -185,7 +198,7 @@ function pageConditions(ctx: SqlContext, source: RelationSource, node: ListNode,
  * when it must sort: PostgreSQL evaluates costly output after the sort
  * under a LIMIT, and SQLite only for rows that enter its top-n sorter.
  */
-function compileNestedList(ctx: SqlContext, type: ResourceType, alias: string, fieldName: string, node: ListNode): string {
+function compileNestedList(ctx: SqlContext, type: ResourceType, alias: string, fieldName: string, node: ListNode, mask: Filter | undefined): string {
   const source = relationSource(ctx, type, alias, fieldName);
   const derived = ctx.alias();
   // Compiled first: its parameters come first in the text.
@@ -193,7 +206,8 @@ function compileNestedList(ctx: SqlContext, type: ResourceType, alias: string, f
   const columns = orderColumns(ctx, source, node.order);
   const { fromEnd } = node.page;
   const keys = fromEnd ? columns.map((column, i) => `, ${column.expr} AS ${orderKeyColumn(i)}`).join('') : '';
-  const where = pageConditions(ctx, source, node, columns);
+  // A list field the asker may see on some rows only is empty on the others.
+  const where = pageConditions(ctx, source, node, columns, () => ruleOf(ctx, type, alias, mask));
   const orderBy = compileOrderBy(columns, node.order, fromEnd);
   const limit = ctx.param(node.page.limit);
   const order = fromEnd ? compileOrderBy(derivedOrderColumns(derived, columns), node.order, false) : '';
