@@ -42,6 +42,7 @@ export async function runCli(argv: readonly string[]): Promise<void> {
       .option('--persisted-documents <file>', 'trusted GraphQL documents (JSON map of sha256 → query, or an Apollo manifest)', process.env['DIGLOT_PERSISTED_DOCUMENTS'])
       .option('--only-persisted', 'accept only the trusted documents on /graphql', process.env['DIGLOT_ONLY_PERSISTED'] === 'true')
       .option('--require-if-match', 'answer 428 to REST writes without If-Match', process.env['DIGLOT_REQUIRE_IF_MATCH'] === 'true')
+      .option('--allow-open-writes', 'serve a schema without @allow rules (anyone may change anything) on an address other than loopback', process.env['DIGLOT_ALLOW_OPEN_WRITES'] === 'true')
       .option('--query-timeout <ms>', 'time budget of one SQL statement; past it the request answers 503 QUERY_TIMEOUT (0: none)', parseMilliseconds, parseMilliseconds(process.env['DIGLOT_QUERY_TIMEOUT'] ?? '5000'))
       // The secret's default is read in the action, not given here: `--help` prints defaults.
       .option('--jwt-secret <secret>', 'accept HS256/384/512 tokens signed with this secret, 32 bytes or more (prefer DIGLOT_JWT_SECRET: a flag shows in ps)')
@@ -200,6 +201,7 @@ interface ServeOptions {
   readonly onlyPersisted: boolean;
   readonly requireIfMatch: boolean;
   readonly queryTimeout: number;
+  readonly allowOpenWrites: boolean;
   readonly files: string;
   readonly jwtSecret: string | undefined;
   readonly jwtPublicKey: string | undefined;
@@ -240,6 +242,13 @@ const DEMO_TOKEN_SECONDS = 7 * 24 * 3600;
 
 async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void> {
   const model = await loadModel(options.schema);
+  // Secure by default: a schema without rules lets anyone change anything, which is for a developer's own machine.
+  if (!model.hasRules && !isLoopback(options.host) && !options.allowOpenWrites) {
+    throw new CliError(
+      `${options.schema.join(', ')} has no @allow rules, so anyone who reaches ${options.host} could change or delete every record. ` +
+        'Add rules (docs/rules.md), listen on 127.0.0.1, or pass --allow-open-writes if that is what you want.',
+    );
+  }
   const db = await openDatabase(options.db, { statementTimeoutMs: options.queryTimeout });
   const result = await migrate(db, model, { allowDestructive: false, dryRun: false }).catch(async (error: unknown) => {
     await db.close();
@@ -339,6 +348,10 @@ function parsePort(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
   return port;
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 function parseMilliseconds(value: string): number {

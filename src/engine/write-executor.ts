@@ -1,5 +1,5 @@
 import { ApiError } from '../errors/api-error.js';
-import type { WritePlan, WriteResult, WriteValues } from '../plan/write-plan.js';
+import type { WritePlan, WriteResult, WriteRules, WriteValues } from '../plan/write-plan.js';
 import type { Field, Model, ResourceType } from '../schema/model.js';
 import {
   affectedByDelete,
@@ -12,6 +12,7 @@ import {
   type ColumnValues,
   type SqlStatement,
 } from '../storage/compile/compile-write.js';
+import { compileRowCheck, compileRowRules } from '../storage/compile/compile-rule-check.js';
 import type { Database, SqlRunner, SqlValue } from '../storage/dialect.js';
 import { OUTBOX_TABLE } from '../storage/migrate/desired-schema.js';
 import { newId } from '../util/ids.js';
@@ -64,7 +65,8 @@ export class WriteExecutor {
     const type = this.model.typesByName.get(plan.type);
     if (type === undefined) throw new Error(`write plan names unknown type ${plan.type}`);
     return this.clock.write((guard) =>
-      plan.kind === 'create' && this.db.supports.writableCte
+      // A create with a rule to check on the written row takes the transaction, which can check before it commits.
+      plan.kind === 'create' && this.db.supports.writableCte && plan.rules?.check === undefined
         ? this.createInOneStatement(type, plan, guard, readBack)
         : this.inTransaction(type, plan, guard, check),
     );
@@ -75,15 +77,22 @@ export class WriteExecutor {
     let leftBehind: readonly string[] = [];
     let moves: ClockMove[] = [];
     const result = await this.db.transaction(async (tx) => {
-      if ((check !== undefined || files) && plan.kind !== 'create') {
+      if ((check !== undefined || files || plan.rules !== undefined) && plan.kind !== 'create') {
         // A no-op update takes the row lock on PostgreSQL; SQLite's write transaction is already exclusive.
         const id = this.db.sql.quoteIdent('id');
         await tx.run(`UPDATE ${this.db.sql.quoteIdent(type.table)} SET ${id} = ${id} WHERE ${id} = ${this.db.sql.placeholder(0)}`, [plan.id]);
+        // The rules are checked on the committed row, under its lock: an owner changed meanwhile is seen.
+        if (plan.rules !== undefined) await this.checkStoredRow(tx, type, plan.id, plan.rules);
         if (check !== undefined) await check(tx);
       }
       // Read under that lock, so a concurrent write cannot swap a file in between unseen.
       if (files) leftBehind = await keysLeftBehind(tx, this.model, this.db.sql, type, plan);
       const outcome = await this.apply(tx, type, plan);
+      const written = plan.rules?.check;
+      if (written !== undefined && (plan.kind === 'create' || plan.kind === 'update')) {
+        const found = await rows(tx, compileRowCheck(this.model, this.db.sql, type, outcome.result.id, plan.rules as WriteRules, written));
+        if (found.length === 0) throw new ApiError('FORBIDDEN', { detail: `You may not ${plan.kind} ${type.name} records with these values` });
+      }
       if (outcome.tables.length > 0) {
         moves = await this.clock.bump(tx, outcome.tables, guard);
         await this.recordEvent(tx, outcome.eventTable, plan, outcome.result.id);
@@ -94,6 +103,13 @@ export class WriteExecutor {
     // After COMMIT: files the write stopped pointing at go, unless another record shares them.
     if (leftBehind.length > 0) await this.releaseFiles?.(leftBehind);
     return result;
+  }
+
+  /** 404 when the asker may not see the stored record (or it is gone), 403 when they may see it but not change it so. */
+  private async checkStoredRow(tx: SqlRunner, type: ResourceType, id: string, rules: WriteRules): Promise<void> {
+    const [row] = await rows(tx, compileRowRules(this.model, this.db.sql, type, id, rules));
+    if (row === undefined || Number(row['visible']) !== 1) throw notFound(type, id);
+    if (Number(row['allowed']) !== 1) throw new ApiError('FORBIDDEN', { detail: `You may not change ${type.name} ${id}` });
   }
 
   private async apply(
@@ -236,6 +252,8 @@ export class WriteExecutor {
   private resetOmitted(type: ResourceType, values: WriteValues, columns: Map<string, SqlValue>): void {
     for (const field of type.fields) {
       if (Object.hasOwn(values, field.name)) continue;
+      // A value taken from the creator (`@default(fromAuth:)`) is set once; a PUT that leaves it out keeps it.
+      if ((field.kind === 'scalar' || field.kind === 'toOne') && field.defaultFromAuth !== undefined) continue;
       if (field.kind === 'scalar' && !field.readonly) {
         columns.set(field.column, field.default === undefined ? null : toStored(field, field.default.value));
       } else if (field.kind === 'toOne' && !field.readonly && field.nullable) {
@@ -276,6 +294,10 @@ export class WriteExecutor {
 
 function run(tx: SqlRunner, statement: SqlStatement): Promise<{ readonly changes: number }> {
   return tx.run(statement.sql, statement.params);
+}
+
+function rows(tx: SqlRunner, statement: SqlStatement): Promise<Record<string, unknown>[]> {
+  return tx.all(statement.sql, statement.params);
 }
 
 function notFound(type: ResourceType, id: string): ApiError {

@@ -1,35 +1,149 @@
 import { ApiError } from '../errors/api-error.js';
-import type { Model, ResourceType } from '../schema/model.js';
-import type { WritePlan, WriteValues } from './write-plan.js';
+import type { Field, Model, ResourceType } from '../schema/model.js';
+import type { Rule } from '../schema/rules.js';
+import { all, foldExpr, type FoldedRule } from './fold-rule.js';
+import type { Principal } from './principal.js';
+import type { Filter, Param } from './read-plan.js';
+import { fieldForbidden, NO_ROWS, rowRule, type RuleScope } from './read-rules.js';
+import type { WritePlan, WriteRules, WriteValues } from './write-plan.js';
 
 /**
  * Builders of write plans, the counterpart of build-read.ts: both front-ends
- * describe a change in these terms, so whatever a write must carry besides
- * its values (the rules a principal must satisfy, values preset from it)
- * is added here, once, for both styles. Values come validated and coerced
- * by `validateInput`.
+ * describe a change in these terms, so what a write must carry besides its
+ * values — the rules its principal must satisfy, the values preset from the
+ * principal — is added here, once, for both styles. Values come validated
+ * and coerced by `validateInput`.
+ *
+ * A rule that decides without the record (the caller's role, say) is
+ * decided here, with no SQL: a create it forbids is 403 at once. One that
+ * depends on the record becomes a filter the engine checks inside the
+ * write's transaction: on the stored row (may the caller see it, may they
+ * change it) and on the row as written (does it still satisfy the rule).
  */
 
-export function planCreate(model: Model, typeName: string, values: WriteValues): WritePlan {
-  return Object.freeze({ kind: 'create', type: resourceType(model, typeName).name, values });
+export function planCreate(model: Model, typeName: string, values: WriteValues, principal: Principal): WritePlan {
+  const type = resourceType(model, typeName);
+  let withPresets: WriteValues | undefined;
+  const rules = ruleParts(model, principal, (scope) => {
+    const create = fold(scope, type, type.rules.create);
+    // Refused before anything else: a caller who may not create learns nothing from the input's problems.
+    if (create.kind === 'never') throw forbidden(`You may not create ${type.name} records`);
+    withPresets = presetFromPrincipal(type, values, principal);
+    return { check: asFilter(all([create, fieldWrites(scope, type, withPresets)])) };
+  });
+  withPresets ??= presetFromPrincipal(type, values, principal);
+  return Object.freeze({ kind: 'create', type: type.name, values: withPresets, ...rules });
 }
 
 /** `replace` is PUT: fields absent from `values` go back to their default or null. */
-export function planUpdate(model: Model, typeName: string, id: string, values: WriteValues, replace = false): WritePlan {
-  return Object.freeze({ kind: 'update', type: resourceType(model, typeName).name, id, values, replace });
-}
-
-export function planDelete(model: Model, typeName: string, id: string): WritePlan {
-  return Object.freeze({ kind: 'delete', type: resourceType(model, typeName).name, id });
-}
-
-/** Adds or removes one many-to-many link, seen from `typeName.field` of record `id`. */
-export function planLink(model: Model, kind: 'connect' | 'disconnect', typeName: string, field: string, id: string, targetId: string): WritePlan {
+export function planUpdate(model: Model, typeName: string, id: string, values: WriteValues, principal: Principal, replace = false): WritePlan {
   const type = resourceType(model, typeName);
-  if (type.fieldsByName.get(field)?.kind !== 'manyToMany') {
+  const rules = ruleParts(model, principal, (scope) => {
+    const update = fold(scope, type, type.rules.update);
+    return { visible: rowRule(scope, type), allowed: asFilter(update), check: asFilter(all([update, fieldWrites(scope, type, values)])) };
+  });
+  return Object.freeze({ kind: 'update', type: type.name, id, values, replace, ...rules });
+}
+
+export function planDelete(model: Model, typeName: string, id: string, principal: Principal): WritePlan {
+  const type = resourceType(model, typeName);
+  const rules = ruleParts(model, principal, (scope) => ({ visible: rowRule(scope, type), allowed: asFilter(fold(scope, type, type.rules.delete)) }));
+  return Object.freeze({ kind: 'delete', type: type.name, id, ...rules });
+}
+
+/**
+ * Adds or removes one many-to-many link, seen from `typeName.field` of
+ * record `id`: a change to that record's list, so its update rule and the
+ * field's write rule apply.
+ */
+export function planLink(model: Model, kind: 'connect' | 'disconnect', typeName: string, field: string, id: string, targetId: string, principal: Principal): WritePlan {
+  const type = resourceType(model, typeName);
+  const relation = type.fieldsByName.get(field);
+  if (relation?.kind !== 'manyToMany') {
     throw new ApiError('QUERY_UNKNOWN_RELATION', { detail: `${type.name} has no many-to-many relation "${field}"` });
   }
-  return Object.freeze({ kind, type: type.name, field, id, targetId });
+  const rules = ruleParts(model, principal, (scope) => {
+    const write = fieldWrite(scope, type, relation);
+    if (write.kind === 'never') throw fieldForbidden(type, relation, 'change');
+    return { visible: rowRule(scope, type), allowed: asFilter(all([fold(scope, type, type.rules.update), write])) };
+  });
+  return Object.freeze({ kind, type: type.name, field, id, targetId, ...rules });
+}
+
+/** The rules part of a plan: none in an open schema or for the admin role. */
+function ruleParts(model: Model, principal: Principal, build: (scope: RuleScope) => Omit<WriteRules, 'params'>): { rules?: WriteRules } {
+  if (!model.hasRules || principal.admin) return {};
+  const params: unknown[] = [];
+  const scope: RuleScope = { model, principal, param: (value): Param => ({ param: params.push(value) - 1 }) };
+  const parts = build(scope);
+  const rules: WriteRules = { params, ...definedOnly(parts) };
+  return rules.visible === undefined && rules.allowed === undefined && rules.check === undefined ? {} : { rules: Object.freeze(rules) };
+}
+
+/** Every field written must be writable by the asker: decided here where it can be, else part of the check. */
+function fieldWrites(scope: RuleScope, type: ResourceType, values: WriteValues): FoldedRule {
+  const parts: FoldedRule[] = [];
+  for (const name of Object.keys(values)) {
+    const field = type.fieldsByName.get(name);
+    if (field === undefined) continue;
+    const write = fieldWrite(scope, type, field);
+    if (write.kind === 'never') throw fieldForbidden(type, field, 'write');
+    parts.push(write);
+  }
+  return all(parts);
+}
+
+function fieldWrite(scope: RuleScope, type: ResourceType, field: Field): FoldedRule {
+  return field.rules.write === undefined ? { kind: 'always' } : foldExpr(scope, type, field.rules.write.expr);
+}
+
+/** A type's rule for one operation; none written is the admin's alone. */
+function fold(scope: RuleScope, type: ResourceType, rule: Rule | undefined): FoldedRule {
+  return rule === undefined ? { kind: 'never' } : foldExpr(scope, type, rule.expr);
+}
+
+function asFilter(folded: FoldedRule): Filter | undefined {
+  if (folded.kind === 'always') return undefined;
+  return folded.kind === 'never' ? NO_ROWS : folded.filter;
+}
+
+/** `@default(fromAuth:)` fields the input left out take the caller's value; a required one the caller cannot give is an input error. */
+function presetFromPrincipal(type: ResourceType, values: WriteValues, principal: Principal): WriteValues {
+  let out: Record<string, unknown> | undefined;
+  for (const field of type.fields) {
+    if ((field.kind !== 'scalar' && field.kind !== 'toOne') || field.defaultFromAuth === undefined || Object.hasOwn(values, field.name)) continue;
+    const value = valueOfPrincipal(principal, field.defaultFromAuth);
+    if (value === null || value === undefined) {
+      if (field.nullable) continue;
+      throw new ApiError('INPUT_REQUIRED_FIELD', {
+        detail: `${field.name} is required (it is taken from the caller when signed in)`,
+        errors: [{ pointer: `/${field.name}`, code: 'INPUT_REQUIRED_FIELD', detail: `${field.name} is required` }],
+      });
+    }
+    out ??= { ...values };
+    out[field.name] = value;
+  }
+  return out === undefined ? values : Object.freeze(out);
+}
+
+function valueOfPrincipal(principal: Principal, path: readonly string[]): unknown {
+  const [head, ...rest] = path;
+  if (head === 'id' && rest.length === 0) return principal.id;
+  if (head === 'role' && rest.length === 0) return principal.role;
+  let value: unknown = principal.claims;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+function definedOnly<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as T;
+}
+
+function forbidden(detail: string): ApiError {
+  return new ApiError('FORBIDDEN', { detail });
 }
 
 function resourceType(model: Model, name: string): ResourceType {

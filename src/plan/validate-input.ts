@@ -79,6 +79,8 @@ export function validateInput(
   if (mode !== 'patch') {
     for (const field of type.fields) {
       if (!isWritable(field) || Object.hasOwn(input, field.name)) continue;
+      // Filled from the caller on create (planCreate, which reports it missing when the caller has none); kept as it is by a PUT.
+      if ((field.kind === 'scalar' || field.kind === 'toOne') && field.defaultFromAuth !== undefined) continue;
       const required =
         (field.kind === 'scalar' && !field.optionalOnCreate) || (field.kind === 'toOne' && !field.nullable);
       if (required) problem(field.name, 'INPUT_REQUIRED_FIELD', `${field.name} is required`);

@@ -5,16 +5,34 @@
  * bump and the outbox event.
  */
 
+import type { Filter } from './read-plan.js';
+
 /** A validated input record: field name → value (relations as target ids). */
 export type WriteValues = Readonly<Record<string, unknown>>;
 
-export type WritePlan =
+/**
+ * What the schema's rules ask of one write for its principal, checked by the
+ * engine inside the write's transaction, so a concurrent change cannot slip
+ * past them. Filters are over the written type; their values are `params`.
+ */
+export interface WriteRules {
+  readonly params: readonly unknown[];
+  /** The stored rows the asker may see: the record outside them is a 404, as a missing one. */
+  readonly visible?: Filter;
+  /** The stored rows the asker may change this way: outside them, 403. */
+  readonly allowed?: Filter;
+  /** What the record as written must satisfy (create and update rules, field write rules): otherwise 403 and nothing is kept. */
+  readonly check?: Filter;
+}
+
+export type WritePlan = (
   | { readonly kind: 'create'; readonly type: string; readonly values: WriteValues }
   /** `replace` is PUT: fields absent from `values` are reset to default/null. */
   | { readonly kind: 'update'; readonly type: string; readonly id: string; readonly values: WriteValues; readonly replace: boolean }
   | { readonly kind: 'delete'; readonly type: string; readonly id: string }
   /** Add or remove one many-to-many link, seen from `type.field` of record `id`. */
-  | { readonly kind: 'connect' | 'disconnect'; readonly type: string; readonly field: string; readonly id: string; readonly targetId: string };
+  | { readonly kind: 'connect' | 'disconnect'; readonly type: string; readonly field: string; readonly id: string; readonly targetId: string }
+) & { readonly rules?: WriteRules };
 
 export interface WriteResult {
   /** Id of the record the write was about (created, updated, deleted or linked from). */

@@ -172,7 +172,7 @@ async function create(options: RestContext, type: ResourceType, request: Fastify
   const { engine } = options;
   // JSON, or multipart/form-data with file parts (record-input.ts).
   const result = await writeRecordBody(engine, type, request, 'create', () => jsonBody(request), (values) =>
-    engine.write(planCreate(engine.model, type.name, values), undefined, (id) => canonicalPlan(options, type, id, request)),
+    engine.write(planCreate(engine.model, type.name, values, principalOf(request)), undefined, (id) => canonicalPlan(options, type, id, request)),
   );
   reply.code(201).header('location', `/${type.path}/${result.id}`);
   if (result.record === undefined) await sendRecord(options, type, result.id, request, reply);
@@ -183,14 +183,14 @@ async function update(options: RestContext, type: ResourceType, request: Fastify
   const { engine } = options;
   const id = params(request).id as string;
   await writeRecordBody(engine, type, request, mode, () => jsonBody(request), (values) => {
-    return engine.write(planUpdate(engine.model, type.name, id, values, mode === 'replace'), precondition(options, type, id, request));
+    return engine.write(planUpdate(engine.model, type.name, id, values, principalOf(request), mode === 'replace'), precondition(options, type, id, request));
   });
   await sendRecord(options, type, id, request, reply);
 }
 
 async function remove(options: RestContext, type: ResourceType, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const id = params(request).id as string;
-  await options.engine.write(planDelete(options.engine.model, type.name, id), precondition(options, type, id, request));
+  await options.engine.write(planDelete(options.engine.model, type.name, id, principalOf(request)), precondition(options, type, id, request));
   reply.code(204).send();
 }
 
@@ -203,7 +203,7 @@ async function link(
   kind: 'connect' | 'disconnect',
 ): Promise<void> {
   const { id, targetId } = params(request) as Required<Params>;
-  await options.engine.write(planLink(options.engine.model, kind, type.name, field.name, id, targetId));
+  await options.engine.write(planLink(options.engine.model, kind, type.name, field.name, id, targetId, principalOf(request)));
   reply.code(204).send();
 }
 

@@ -68,6 +68,17 @@ describe('diglot check', () => {
   });
 });
 
+describe('secure by default', () => {
+  it('refuses to serve a schema without rules beyond loopback, before touching any database', () => {
+    const schema = writeSchema('open.graphql', 'type Note { id: ID!\n  text: String! }\n');
+    const db = join(work, 'open.db');
+    const refused = diglot(['serve', '--schema', schema, '--db', db, '--host', '0.0.0.0', '--port', '0']);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain('--allow-open-writes');
+    expect(existsSync(db)).toBe(false);
+  });
+});
+
 describe('clear one-line errors', () => {
   it('a file that is not a SQLite database', () => {
     const file = join(work, 'not-a-db.txt');

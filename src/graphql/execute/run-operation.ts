@@ -197,13 +197,13 @@ async function runMutation(ctx: RunContext, step: DataStep): Promise<string> {
     case 'create': {
       const values = validateInput(model, type, step.args['input'] ?? {}, 'create');
       // Where the create can render its selection in its own statement (PostgreSQL), no second read.
-      const { id, record } = await engine.write(planCreate(model, type.name, values), undefined, readPlan);
+      const { id, record } = await engine.write(planCreate(model, type.name, values, ctx.principal), undefined, readPlan);
       return record ?? readBack(id);
     }
     case 'update': {
       const id = idArgument(step.args['id']);
       const values = validateInput(model, type, step.args['input'] ?? {}, 'patch');
-      await engine.write(planUpdate(model, type.name, id, values));
+      await engine.write(planUpdate(model, type.name, id, values, ctx.principal));
       return readBack(id);
     }
     case 'delete':
@@ -211,7 +211,7 @@ async function runMutation(ctx: RunContext, step: DataStep): Promise<string> {
     case 'connect':
     case 'disconnect': {
       const id = idArgument(step.args['id']);
-      await engine.write(planLink(model, role.kind, type.name, role.field.name, id, idArgument(step.args['targetId'])));
+      await engine.write(planLink(model, role.kind, type.name, role.field.name, id, idArgument(step.args['targetId']), ctx.principal));
       return readBack(id);
     }
     default:
@@ -230,7 +230,7 @@ async function deleteReturning(ctx: RunContext, step: DataStep, id: string): Pro
   let before = null as string | null;
   try {
     await ctx.engine.write(
-      planDelete(ctx.engine.model, type.name, id),
+      planDelete(ctx.engine.model, type.name, id, ctx.principal),
       {
         ifMatch: '*',
         plan,

@@ -18,7 +18,8 @@ export function mutationInputType(ctx: SchemaContext, type: ResourceType, mode: 
   const fields: GraphQLInputFieldConfigMap = {};
   for (const field of type.fields) {
     if (field.kind === 'scalar' && !field.readonly) {
-      const required = mode === 'create' && !field.optionalOnCreate;
+      // A field taken from the caller (`@default(fromAuth:)`) may be left out.
+      const required = mode === 'create' && !field.optionalOnCreate && field.defaultFromAuth === undefined;
       fields[field.name] = {
         type: scalarInputType(ctx, field, required),
         description: field.description,
@@ -26,7 +27,7 @@ export function mutationInputType(ctx: SchemaContext, type: ResourceType, mode: 
         deprecationReason: required ? undefined : field.deprecated,
       };
     } else if (field.kind === 'toOne' && !field.readonly) {
-      const required = mode === 'create' && !field.nullable;
+      const required = mode === 'create' && !field.nullable && field.defaultFromAuth === undefined;
       fields[field.name] = {
         type: required ? new GraphQLNonNull(GraphQLID) : GraphQLID,
         description: field.description ?? `The id of a ${field.target}.`,

@@ -66,8 +66,9 @@ export function writableFields(type: ResourceType): Field[] {
 
 /** Required on create and replace: non-nullable, no default, not server-managed (as `validateInput` decides). */
 export function isRequiredOnCreate(field: Field): boolean {
-  if (field.kind === 'scalar') return !field.readonly && !field.optionalOnCreate;
-  if (field.kind === 'toOne') return !field.readonly && !field.nullable;
+  // A field taken from the caller (`@default(fromAuth:)`) may be left out of a create.
+  if (field.kind === 'scalar') return !field.readonly && !field.optionalOnCreate && field.defaultFromAuth === undefined;
+  if (field.kind === 'toOne') return !field.readonly && !field.nullable && field.defaultFromAuth === undefined;
   return false;
 }
 
