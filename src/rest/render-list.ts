@@ -25,10 +25,11 @@ export interface PageCursors {
 
 export function pageCursors(plan: ReadPlan, result: ListResult, args: ListArgs): PageCursors {
   if (plan.root.kind !== 'list') return { next: undefined, prev: undefined };
-  const { order } = plan.root.node;
+  const { order, page } = plan.root.node;
   // Only the cursors the answer names are encoded: most pages name one.
   const cursor = (key: readonly unknown[] | undefined): string | undefined => (key === undefined ? undefined : encodeCursor(order, key));
-  if (args.before !== undefined || args.last !== undefined) {
+  // Paged backward, `hasMore` says rows come before this page; forward, after it.
+  if (page.fromEnd) {
     return { prev: result.hasMore ? cursor(result.startKey) : undefined, next: args.before !== undefined ? cursor(result.endKey) : undefined };
   }
   return { next: result.hasMore ? cursor(result.endKey) : undefined, prev: args.after !== undefined ? cursor(result.startKey) : undefined };
