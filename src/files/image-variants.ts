@@ -4,9 +4,11 @@ import type { ImageFormat } from './image-format.js';
 
 /**
  * Variants: an original resized to one width from a field's allow-list, in
- * one format. The width is exact (`size` pixels wide, height in proportion,
- * after EXIF orientation); a smaller original is enlarged, so a URL that
- * says 64 always gives 64 pixels. Animated images give their first frame.
+ * one format: `size` pixels wide, height in proportion, after EXIF
+ * orientation. Never enlarged: a narrower original keeps its own size (an
+ * enlargement adds no detail, and a 1-pixel-wide strip enlarged to 1280 was
+ * millions of rows). Never past `variantBox` either: an image too tall for
+ * the box is made narrower until it fits. Animated images give their first frame.
  * Metadata (EXIF, GPS, ICC beyond sRGB) is dropped, as sharp does by default.
  *
  * Format: WebP or AVIF when the `Accept` header names it, otherwise the
@@ -63,12 +65,33 @@ function acceptedImageQualities(accept: string | undefined): Map<string, number>
   return qualities;
 }
 
-/** Decodes `original` (at most `maxPixels`), resizes it to `width` pixels wide and encodes it as `format`. */
+/**
+ * The longest side each encoder writes: libjpeg stops at 65,500, WebP at
+ * 16,383, libheif's AVIF at 16,384, GIF's header holds 16 bits; PNG has no
+ * such limit of its own and is held by the pixel bound alone.
+ */
+const MAX_SIDE: Readonly<Record<ImageFormat, number>> = { jpeg: 65_500, webp: 16_383, avif: 16_384, gif: 65_535, png: 65_535 };
+
+/**
+ * Pixels in one variant at most, which bounds the time and memory of an
+ * encode any anonymous request can start: a 1280-pixel-wide image up to five
+ * times as tall as it is wide fits.
+ */
+export const MAX_VARIANT_PIXELS = 8_388_608;
+
+/** The box a variant `width` wide in `format` fits inside (aspect ratio kept, never enlarged). */
+export function variantBox(width: number, format: ImageFormat): { readonly width: number; readonly height: number } {
+  const side = MAX_SIDE[format];
+  const boxWidth = Math.min(width, side);
+  return { width: boxWidth, height: Math.max(1, Math.min(side, Math.floor(MAX_VARIANT_PIXELS / boxWidth))) };
+}
+
+/** Decodes `original` (at most `maxPixels`), resizes it to `width` pixels wide (within `variantBox`) and encodes it as `format`. */
 export async function renderVariant(original: Buffer, width: number, format: ImageFormat, maxPixels: number): Promise<Buffer> {
   const sharp = await loadSharp();
   const pipeline = sharp(original, { limitInputPixels: maxPixels, failOn: 'error' })
     .autoOrient()
-    .resize({ width, withoutEnlargement: false });
+    .resize({ ...variantBox(width, format), fit: 'inside', withoutEnlargement: true });
   switch (format) {
     case 'avif':
       pipeline.avif({ effort: AVIF_EFFORT });

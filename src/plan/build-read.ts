@@ -304,7 +304,9 @@ function buildPage(params: Params, order: readonly OrderKey[], args: ListArgs, l
   };
   const after = cursor(args.after, 'after');
   const before = cursor(args.before, 'before');
-  return { limit: params.add(requested ?? limits.defaultPageSize), after, before, fromEnd: args.last !== undefined };
+  // A `before` cursor alone pages backward: the rows just before it, not the list's first rows.
+  const fromEnd = args.last !== undefined || (before !== undefined && after === undefined && args.first === undefined);
+  return { limit: params.add(requested ?? limits.defaultPageSize), after, before, fromEnd };
 }
 
 function resourceType(model: Model, name: string): ResourceType {

@@ -21,6 +21,14 @@ export type Coerced =
  */
 export const JSON_VALUE_LIMITS = Object.freeze({ maxDepth: 64, maxValues: 10_000 });
 
+/**
+ * The instants a DateTime may hold, in UTC. Past year 9999 `toISOString`
+ * writes `+010000-…`, which PostgreSQL cannot read and which sorts before
+ * `2026-…` as SQLite's text; year 0 and before PostgreSQL refuses too.
+ */
+const EARLIEST_TIME = Date.parse('0001-01-01T00:00:00.000Z');
+const LATEST_TIME = Date.parse('9999-12-31T23:59:59.999Z');
+
 const INT_MIN = -(2 ** 31);
 const INT_MAX = 2 ** 31 - 1;
 
@@ -71,7 +79,9 @@ function coerceOne(model: Model, field: ScalarField, value: unknown, fromText: b
         return { ok: false, reason: 'must be an ISO-8601 date-time such as 2026-01-31T12:00:00Z' };
       }
       const time = Date.parse(value);
-      return Number.isNaN(time) ? { ok: false, reason: 'is not a valid date-time' } : { ok: true, value: new Date(time).toISOString() };
+      if (Number.isNaN(time)) return { ok: false, reason: 'is not a valid date-time' };
+      if (time < EARLIEST_TIME || time > LATEST_TIME) return { ok: false, reason: 'must fall in the years 0001 to 9999 once converted to UTC' };
+      return { ok: true, value: new Date(time).toISOString() };
     }
     case 'JSON': {
       const reason = jsonValueProblem(value);

@@ -1,10 +1,19 @@
 import { ApiError, type ErrorDetail } from '../errors/api-error.js';
 import type { ErrorCode } from '../errors/registry.js';
 import type { Model, ResourceType } from '../schema/model.js';
+import { MAX_ID_LENGTH } from '../util/ids.js';
 import { suggest } from '../util/suggest.js';
 import { coerceScalar } from './coerce.js';
 import { isFileInput } from './file-input.js';
 import type { WriteValues } from './write-plan.js';
+
+/**
+ * The most UTF-8 bytes a text value in an indexed or unique column may hold.
+ * PostgreSQL refuses a B-tree entry over 2,704 bytes (the write fails with
+ * SQLSTATE 54000); the bound leaves room for the id every index ends with,
+ * and holds on SQLite too, so both databases take the same values.
+ */
+export const MAX_INDEXED_TEXT_BYTES = 2000;
 
 /**
  * `create` needs every required field; `replace` (PUT) too, since it is a
@@ -45,6 +54,7 @@ export function validateInput(
     problems.push({ pointer: `${basePointer}/${escapePointer(name)}`, code, detail });
   };
   const values: Record<string, unknown> = {};
+  const indexed = new Set(type.indexes.flat());
   for (const [name, value] of Object.entries(input)) {
     const field = type.fieldsByName.get(name);
     if (field === undefined) {
@@ -60,10 +70,14 @@ export function validateInput(
     }
     if (field.kind === 'scalar') {
       const coerced = coerceScalar(model, field, value, options.textFields?.has(name) === true);
-      if (coerced.ok) values[name] = coerced.value;
-      else problem(name, coerced.code ?? (value === null ? 'INPUT_REQUIRED_FIELD' : 'INPUT_WRONG_TYPE'), `${name} ${coerced.reason}`);
+      const isIndexed = field.unique || field.indexed || indexed.has(name);
+      if (!coerced.ok) problem(name, coerced.code ?? (value === null ? 'INPUT_REQUIRED_FIELD' : 'INPUT_WRONG_TYPE'), `${name} ${coerced.reason}`);
+      else if (isIndexed && typeof coerced.value === 'string' && Buffer.byteLength(coerced.value) > MAX_INDEXED_TEXT_BYTES) {
+        problem(name, 'VALIDATION_FAILED', `${name} is longer than ${MAX_INDEXED_TEXT_BYTES} bytes in UTF-8; the limit for an indexed field is ${MAX_INDEXED_TEXT_BYTES}`);
+      } else values[name] = coerced.value;
     } else if (field.kind === 'toOne') {
       if (value === null && field.nullable) values[name] = null;
+      else if (typeof value === 'string' && value.length > MAX_ID_LENGTH) problem(name, 'VALIDATION_FAILED', `${name} is longer than ${MAX_ID_LENGTH} characters, which no id is; the limit is ${MAX_ID_LENGTH}`);
       else if (typeof value === 'string' && value.length > 0) values[name] = value;
       else problem(name, value === null ? 'INPUT_REQUIRED_FIELD' : 'INPUT_WRONG_TYPE', `${name} must be the id of a ${field.target}`);
     } else if (field.kind === 'file') {

@@ -177,10 +177,16 @@ function embed(model: Model, targetName: string, raw: Record<string, unknown>, p
 function listArgs(raw: Record<string, unknown>, prefix: string): ListArgs {
   const limit = raw[`${prefix}limit`];
   const filter = raw[`${prefix}filter`];
+  const size = limit === undefined ? undefined : parseInteger(limit, `${prefix}limit`);
+  const after = optionalString(raw[`${prefix}after`], `${prefix}after`);
+  const before = optionalString(raw[`${prefix}before`], `${prefix}before`);
+  // `before` alone is a step back (rel="prev"): the `limit` rows just before it, GraphQL's `last:`.
+  const backward = before !== undefined && after === undefined;
   return {
-    first: limit === undefined ? undefined : parseInteger(limit, `${prefix}limit`),
-    after: optionalString(raw[`${prefix}after`], `${prefix}after`),
-    before: optionalString(raw[`${prefix}before`], `${prefix}before`),
+    first: backward ? undefined : size,
+    last: backward ? size : undefined,
+    after,
+    before,
     orderBy: raw[`${prefix}sort`] === undefined ? undefined : parseSort(raw[`${prefix}sort`], `${prefix}sort`),
     filter: filter === undefined ? undefined : normalizeFilter(filter, `${prefix}filter`),
   };

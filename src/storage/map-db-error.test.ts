@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../../test/support/databases.js';
 import { ApiError } from '../errors/api-error.js';
@@ -92,6 +93,27 @@ describeEachDialect('database errors as ApiErrors', (ctx) => {
     const error = await failure(insertUser('u5', 'u5@example.com', 'X', 'ROOT'));
     expect(error.code).toBe('INPUT_WRONG_TYPE');
     expect(error.detail).toBe('User.role must be one of MEMBER, ADMIN.');
+  });
+
+  it('text too large for its index (PostgreSQL: SQLSTATE 54000) is a 400 VALIDATION_FAILED at the field, the index named or not', async () => {
+    // 3,000 bytes fit a page but not a B-tree entry (the message names the index); 9,000 fit neither (it does not).
+    // Random text, which does not compress: PostgreSQL compresses an entry before it measures it.
+    for (const length of [3000, 9000]) {
+      const inserted = insertUser(`long${length}`, randomBytes(length).toString('base64').slice(0, length));
+      if (ctx.dialect === 'sqlite') {
+        await inserted;
+        continue;
+      }
+      const error = await failure(inserted);
+      expect(error.code, String(length)).toBe('VALIDATION_FAILED');
+      expect(error.status).toBe(400);
+      if (length === 3000) {
+        expect(error.detail).toBe('The value of User.email is too large for its index.');
+        expect(error.errors).toEqual([{ pointer: '/email', code: 'VALIDATION_FAILED', detail: error.detail }]);
+      } else {
+        expect(error.detail).toBe('A value is too large for the index of its field.');
+      }
+    }
   });
 
   it('the error leaves a transaction rolled back', async () => {

@@ -21,6 +21,8 @@ export interface ErrorLookup {
   requiredMissing(table: string | undefined, column: string | undefined, cause: unknown): ApiError;
   /** An enum CHECK failed, or a value has the wrong type for its column. */
   wrongType(table: string | undefined, column: string | undefined, cause: unknown): ApiError;
+  /** A value too large for an index over these columns (an empty list when the database did not say which). */
+  valueTooLarge(table: string | undefined, columns: readonly string[], cause: unknown): ApiError;
   unavailable(detail: string, cause: unknown): ApiError;
   timeout(detail: string, cause: unknown): ApiError;
 }
@@ -107,6 +109,12 @@ export function createErrorLookup(model: Model | undefined): ErrorLookup {
               ? 'A value has the wrong type for its field.'
               : `${label(table, column)} has the wrong type.`;
       return apiError('INPUT_WRONG_TYPE', detail, cause, [pointer(table, column)]);
+    },
+
+    valueTooLarge(table, cols, cause) {
+      const fields = cols.map((column) => label(table, column));
+      const detail = fields.length === 0 ? 'A value is too large for the index of its field.' : `The value of ${fields.join(', ')} is too large for its index.`;
+      return apiError('VALIDATION_FAILED', detail, cause, cols.map((column) => pointer(table, column)));
     },
 
     unavailable: (detail, cause) => apiError('DATABASE_UNAVAILABLE', detail, cause),

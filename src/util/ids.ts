@@ -82,6 +82,12 @@ function randomBytes(count: number): Buffer {
   return bytes;
 }
 
+/**
+ * The longest id anything points at: `newId` makes 26 characters, and room
+ * is left for ids made elsewhere (a UUID is 36). A longer one names no record.
+ */
+export const MAX_ID_LENGTH = 64;
+
 export function isWellFormedId(value: string): boolean {
-  return value.length > 0 && value.length <= 64 && /^[0-9A-Za-z_-]+$/.test(value);
+  return value.length > 0 && value.length <= MAX_ID_LENGTH && /^[0-9A-Za-z_-]+$/.test(value);
 }

@@ -58,8 +58,10 @@ describeEachDialect('serving files and variants', (ctx) => {
     });
 
     it('gives the first 50 records of each image field a picture (products too), and the rest none', async () => {
+      // The demo pictures are 256 px square: a 512 variant is the picture at its own size, never enlarged.
       const first = await http(server.url, 'GET', '/products/1?fields=photo&photo.size=512');
-      expect((await dimensions((await fetchImage(first.json.photo as string)).body)).width).toBe(512);
+      expect(first.json.photo).toMatch(/\/512$/);
+      expect(await dimensions((await fetchImage(first.json.photo as string)).body)).toMatchObject({ width: 256, height: 256 });
       expect((await http(server.url, 'GET', '/users/50?fields=profilePicture')).json.profilePicture).toMatch(/^\/files\//);
       expect((await http(server.url, 'GET', '/users/51?fields=profilePicture')).json.profilePicture).toBeNull();
     });
@@ -129,9 +131,32 @@ describeEachDialect('serving files and variants', (ctx) => {
       expect(await dimensions((await fetchImage(url)).body)).toMatchObject({ width: 64, height: 96 });
     });
 
-    it('enlarge a smaller original, so the URL always means that width', async () => {
+    it('never enlarge a narrower original: it is served at its own size', async () => {
       const url = `${await uploaded(await png(104, 20, 10))}/256`;
-      expect(await dimensions((await fetchImage(url)).body)).toMatchObject({ width: 256, height: 128 });
+      expect(await dimensions((await fetchImage(url)).body)).toMatchObject({ width: 20, height: 10 });
+    });
+
+    it('of a 1 × 60 JPEG at 1280: the original size, not a strip too tall for JPEG (was a 500)', async () => {
+      const response = await putFile(server.url, '/posts/1/cover', await jpeg(106, 1, 60), 'strip.jpg', 'image/jpeg');
+      expect(response.status).toBe(200);
+      const { response: image, body } = await fetchImage(`${response.json.cover as string}/1280`);
+      expect(image.status).toBe(200);
+      expect(image.headers.get('content-type')).toBe('image/jpeg');
+      expect(await dimensions(body)).toMatchObject({ format: 'jpeg', width: 1, height: 60 });
+    });
+
+    it('of an image too tall for the format are scaled down into its largest side, in every format (a 1 × 20,000 PNG at 256 took seconds of CPU)', async () => {
+      const tall = await uploaded(await png(107, 1, 20_000));
+      const cases: [string, string, number][] = [
+        ['image/webp', 'webp', 16_383],
+        ['image/avif', 'heif', 16_384],
+        ['*/*', 'png', 20_000],
+      ];
+      for (const [accept, format, height] of cases) {
+        const { response, body } = await fetchImage(`${tall}/256`, { accept });
+        expect(response.status, accept).toBe(200);
+        expect(await dimensions(body), accept).toMatchObject({ format, width: 1, height });
+      }
     });
 
     it('answer HEAD with GET\'s headers and no body', async () => {

@@ -135,6 +135,14 @@ describeEachDialect('GraphQL queries', (ctx) => {
     expect([...page1.json.data.users.map((u: { id: string }) => u.id), ...page2.json.data.users.map((u: { id: string }) => u.id)]).toEqual(ids);
     const back = await gql(server.url, `query($before: String) { users(last: 2, before: $before, orderBy: [{ field: name }]) { id } }`, { before: last });
     expect(back.json.data.users.map((u: { id: string }) => u.id)).toEqual(ids.slice(0, 2));
+    // `before` alone pages backward too: the rows just before the cursor, not the list's first ones.
+    const forty = (await gql(server.url, `{ users(first: 40, orderBy: [{ field: name }]) { id _cursor } }`)).json.data.users as { id: string; _cursor: string }[];
+    const fortieth = (forty[39] as { _cursor: string })._cursor;
+    const before = await gql(server.url, `query($before: String) { users(before: $before, orderBy: [{ field: name }]) { id } }`, { before: fortieth });
+    expect(before.json.data.users.map((u: { id: string }) => u.id)).toEqual(forty.slice(19, 39).map((u) => u.id));
+    // With first:, the first rows before it, as Relay's algorithm says.
+    const firstBefore = await gql(server.url, `query($before: String) { users(first: 2, before: $before, orderBy: [{ field: name }]) { id } }`, { before: fortieth });
+    expect(firstBefore.json.data.users.map((u: { id: string }) => u.id)).toEqual(forty.slice(0, 2).map((u) => u.id));
   });
 
   it('filters with the planner operators and counts', async () => {

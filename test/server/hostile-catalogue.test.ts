@@ -8,8 +8,9 @@
  * Every answer must be what the errors section of docs/architecture.md
  * promises: never a 500 (only a 503 for an outage), every REST 4xx an RFC
  * 9457 problem with a registered code, every GraphQL error a registered
- * `extensions.code` (INTERNAL included: it is a 500 in a 200's clothing).
- * Afterwards the server still answers.
+ * `extensions.code` (INTERNAL included: it is a 500 in a 200's clothing);
+ * and a request whose answer is known (`expect`: a 413, a 409, a 204 with
+ * Allow…) gets that answer. Afterwards the server still answers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_REGISTRY, isErrorCode } from '../../src/errors/registry.js';
@@ -20,6 +21,8 @@ import {
   generatedOperations,
   generatedRestReads,
   graphqlCatalogue,
+  incompressible,
+  LONG_BODY_TITLE,
   mutatedRequests,
   restCatalogue,
   sendAll,
@@ -27,7 +30,7 @@ import {
   type HostileFixtures,
   type HostileResponse,
 } from '../support/hostile-requests.js';
-import { png } from '../support/images.js';
+import { jpeg, png } from '../support/images.js';
 import { startServer, type TestServer } from '../support/start-server.js';
 
 /** Fixed: the same requests every run, so a failure names a request that can be replayed. */
@@ -41,9 +44,27 @@ function isGraphql(path: string): boolean {
 
 /** What is wrong with one answer, as sentences (none when it keeps every promise). */
 function violations(answer: HostileResponse): string[] {
+  if (answer.status === 0) return [`no answer: ${answer.text}`];
+  return [...unexpected(answer), ...brokenPromises(answer)];
+}
+
+/** How an answer differs from the one its request expects. */
+function unexpected({ request, status, json, allow, text }: HostileResponse): string[] {
+  const { expect: wanted } = request;
+  if (wanted === undefined) return [];
+  const out: string[] = [];
+  const codes = isGraphql(request.path) ? graphqlCodes(json) : [(json as { code?: unknown } | undefined)?.code].filter((code) => code !== undefined);
+  if (wanted.status !== undefined && status !== wanted.status) out.push(`expected status ${wanted.status}, got ${status}: ${text.slice(0, 200)}`);
+  if (wanted.code !== undefined && !codes.includes(wanted.code)) out.push(`expected code ${wanted.code}, got ${JSON.stringify(codes)}: ${text.slice(0, 200)}`);
+  if (wanted.code === undefined && wanted.status !== undefined && wanted.status < 300 && codes.length > 0) out.push(`expected no error, got ${JSON.stringify(codes)}`);
+  if (wanted.allow !== undefined && allow !== wanted.allow) out.push(`expected Allow: ${wanted.allow}, got ${String(allow)}`);
+  return out;
+}
+
+/** The promises every answer keeps, whatever was asked. */
+function brokenPromises(answer: HostileResponse): string[] {
   const { status, json, request } = answer;
   const out: string[] = [];
-  if (status === 0) return [`no answer: ${answer.text}`];
   if (status === 304 || request.method === 'HEAD') return out;
   const graphql = isGraphql(request.path);
   const codes: unknown[] = graphql ? graphqlCodes(json) : [(json as { code?: unknown } | undefined)?.code];
@@ -100,12 +121,25 @@ describeEachDialect('hostile input', (ctx) => {
     const pictured = await http(server.url, 'GET', '/users/1?fields=profilePicture');
     const other = await http(server.url, 'POST', '/users', { body: { name: 'Other', email: `other-${ctx.dialect}@example.org` } });
     expect(other.status).toBe(201);
+    const takenEmail = `taken-${ctx.dialect}@example.org`;
+    const taken = await http(server.url, 'POST', '/users', { body: { name: 'Taken', email: takenEmail } });
+    expect(taken.status).toBe(201);
+    // Two posts to sort on long text: a page of one has a 200 KB cursor.
+    for (const seed of ['long-a', 'long-b']) {
+      const post = await http(server.url, 'POST', '/posts', { body: { title: LONG_BODY_TITLE, body: incompressible(100_000, seed), author: '1' } });
+      expect(post.status).toBe(201);
+    }
+    // Stored as the demo pictures are (pinned for the server's life), so nothing in the run releases them.
+    const files = server.files;
+    if (files === undefined) throw new Error('the server has no file store');
     fx = {
       model: server.model,
       ids: { User: '1', Post: '1', Product: '1', Order: '1', OrderItem: '1' },
       otherUserId: other.json.id as string,
       fileKey: String(pictured.json.profilePicture).split('/')[2] as string,
       png: await png(7, 8, 8),
+      strips: { jpeg: await files.putGenerated(await jpeg(8, 1, 60), 'jpeg'), png: await files.putGenerated(await png(9, 1, 20_000), 'png') },
+      takenEmail,
     };
   });
   afterAll(async () => {

@@ -3,6 +3,7 @@ import { buildOpenApiDocument } from '../../src/rest/openapi/build-openapi-docum
 import { gql, gqlGet } from '../graphql/graphql-client.js';
 import { describeEachDialect } from '../support/databases.js';
 import { http, type HttpResponse } from '../support/http.js';
+import { incompressible } from '../support/hostile-requests.js';
 import { createResponseValidator } from '../support/openapi-validator.js';
 import { startServer, type TestServer } from '../support/start-server.js';
 
@@ -197,6 +198,124 @@ describeEachDialect('hostile input', (ctx) => {
       expect(patch.json).toMatchObject({ code: 'UNIQUE_VIOLATION', detail, errors: expected });
       const update = await gql(server.url, `mutation { updateUser(id: "${other}", input: { email: "${email}" }) { id } }`);
       expect(update.json.errors).toMatchObject([{ message: detail, extensions: { code: 'UNIQUE_VIOLATION', errors: expected } }]);
+    });
+  });
+
+  describe('DateTimes past year 9999 once in UTC', () => {
+    const late = '9999-12-31T23:59:59-23:59';
+    const refusal = 'birthday must fall in the years 0001 to 9999 once converted to UTC';
+
+    it('are 400 INPUT_WRONG_TYPE at the field in a create, in both styles, and store nothing', async () => {
+      const rest = await http(server.url, 'POST', '/users', { body: { name: 'Late', email: 'late@example.com', birthday: late } });
+      expect(rest.status).toBe(400);
+      expect(rest.json).toMatchObject({ code: 'INPUT_WRONG_TYPE', errors: [{ pointer: '/birthday', code: 'INPUT_WRONG_TYPE', detail: refusal }] });
+      const graph = await gql(server.url, 'mutation($d: DateTime) { createUser(input: { name: "Late", email: "late@example.com", birthday: $d }) { id } }', { d: late });
+      expect(codes(graph)).toEqual(['INPUT_WRONG_TYPE']);
+      expect(graph.json.errors[0].extensions.errors).toEqual(rest.json.errors);
+      const early = await http(server.url, 'POST', '/users', { body: { name: 'Early', email: 'early@example.com', birthday: '0001-01-01T00:00:00+14:00' } });
+      expect(early.json.errors[0]).toMatchObject({ pointer: '/birthday', code: 'INPUT_WRONG_TYPE' });
+      expect(await stored('late@example.com')).toBe(0);
+      expect(await stored('early@example.com')).toBe(0);
+    });
+
+    it('are 400 QUERY_INVALID_FILTER as filter operands, in both styles', async () => {
+      const rest = await http(server.url, 'GET', `/users?filter[birthday][lte]=${encodeURIComponent(late)}`);
+      expect(rest.status).toBe(400);
+      expect(rest.json).toMatchObject({ code: 'QUERY_INVALID_FILTER', detail: `users.filter.birthday.lte: ${refusal}` });
+      const graph = await gql(server.url, 'query($d: DateTime) { users(filter: { birthday: { lte: $d } }) { id } }', { d: late });
+      expect(codes(graph)).toEqual(['QUERY_INVALID_FILTER']);
+    });
+
+    it('the last instant of year 9999 is stored and sorts after every earlier one', async () => {
+      const last = await http(server.url, 'POST', '/users', { body: { name: 'Last', email: 'last@example.com', birthday: '9999-12-31T00:00:00-23:59' } });
+      expect(last.status).toBe(201);
+      expect(last.json.birthday).toBe('9999-12-31T23:59:00.000Z');
+      const sorted = await http(server.url, 'GET', '/users?sort=-birthday&filter[birthday][isNull]=false&fields=email,birthday&limit=1');
+      expect(sorted.json.data).toEqual([{ email: 'last@example.com', birthday: '9999-12-31T23:59:00.000Z' }]);
+    });
+  });
+
+  describe('text too long for an index', () => {
+    const long = incompressible(8000);
+
+    it('an 8,000-character email, name or sku is 400 VALIDATION_FAILED at each field, in both styles, and nothing is stored', async () => {
+      const rest = await http(server.url, 'POST', '/users', { body: { name: 'Long', email: long } });
+      expect(rest.status).toBe(400);
+      expect(rest.json).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        errors: [{ pointer: '/email', code: 'VALIDATION_FAILED', detail: 'email is longer than 2000 bytes in UTF-8; the limit for an indexed field is 2000' }],
+      });
+      const graph = await gql(server.url, 'mutation($e: String!) { createUser(input: { name: "Long", email: $e }) { id } }', { e: long });
+      expect(codes(graph)).toEqual(['VALIDATION_FAILED']);
+      expect(graph.json.errors[0].extensions.errors).toEqual(rest.json.errors);
+      const product = await http(server.url, 'POST', '/products', { body: { name: long, sku: long, price: 1 } });
+      expect(product.status).toBe(400);
+      expect(product.json.errors.map((error: { pointer: string }) => error.pointer)).toEqual(['/name', '/sku']);
+      const id = (await http(server.url, 'GET', '/users?fields=id&limit=1')).json.data[0].id as string;
+      const patch = await http(server.url, 'PATCH', `/users/${id}`, { body: { username: long } });
+      expect(patch.status).toBe(400);
+      expect(patch.json.errors[0].pointer).toBe('/username');
+      expect((await http(server.url, 'GET', `/products?filter[sku][startsWith]=${long.slice(0, 20)}&fields=id`)).json.data).toEqual([]);
+    });
+
+    it('the bound is in UTF-8 bytes: 2,000 ASCII characters are stored, 1,001 two-byte ones are not; long text elsewhere is stored', async () => {
+      const atBound = `${incompressible(1988, 'bound')}@example.com`;
+      const stored = await http(server.url, 'POST', '/users', { body: { name: 'Bound', email: atBound, bio: long } });
+      expect(stored.status).toBe(201);
+      expect(stored.json.email).toBe(atBound);
+      expect(stored.json.bio).toBe(long);
+      const accented = await http(server.url, 'POST', '/users', { body: { name: 'Accented', email: 'é'.repeat(1001) } });
+      expect(accented.status).toBe(400);
+      expect(accented.json.errors[0].pointer).toBe('/email');
+    });
+
+    it('a to-one id longer than any id is 400 VALIDATION_FAILED at the field, in both styles', async () => {
+      const user = (await http(server.url, 'GET', '/users?fields=id&limit=1')).json.data[0].id as string;
+      const rest = await http(server.url, 'POST', '/posts', { body: { title: 'T', body: 'B', author: long } });
+      expect(rest.status).toBe(400);
+      expect(rest.json.errors).toEqual([{ pointer: '/author', code: 'VALIDATION_FAILED', detail: 'author is longer than 64 characters, which no id is; the limit is 64' }]);
+      const graph = await gql(server.url, 'mutation($a: ID!) { createPost(input: { title: "T", body: "B", author: $a }) { id } }', { a: long });
+      expect(codes(graph)).toEqual(['VALIDATION_FAILED']);
+      const item = await http(server.url, 'POST', '/order-items', { body: { order: long, product: 'x'.repeat(65), unitPrice: 1 } });
+      expect(item.json.errors.map((error: { pointer: string }) => error.pointer)).toEqual(['/order', '/product']);
+      expect((await http(server.url, 'POST', '/posts', { body: { title: 'T', body: 'B', author: user } })).status).toBe(201);
+    });
+
+    it('a long value that is only looked up finds nothing: 404 for an id, an empty list for a filter, null in GraphQL', async () => {
+      // Path segments past 200 characters are refused by the router; an equality read with a long operand is fine in both databases.
+      const segment = long.replace(/[^A-Za-z0-9]/g, 'x');
+      expect((await http(server.url, 'GET', `/users/${segment.slice(0, 200)}`)).json.code).toBe('NOT_FOUND');
+      expect((await http(server.url, 'GET', `/users/${segment}/posts`)).json.code).toBe('URI_TOO_LONG');
+      for (const query of [`filter[email]=${encodeURIComponent(long)}`, `filter[id][in]=${encodeURIComponent(long)},1`, `filter[email][gt]=${encodeURIComponent(long)}&sort=email`]) {
+        const list = await http(server.url, 'GET', `/users?fields=id&${query}`);
+        expect(list.status, query).toBe(200);
+      }
+      expect((await http(server.url, 'GET', `/posts?filter[author]=${encodeURIComponent(long)}`)).json.data).toEqual([]);
+      const graph = await gql(server.url, 'query($id: ID!) { user(id: $id) { id } posts(filter: { author: { eq: $id } }) { id } }', { id: long });
+      expect(graph.json).toEqual({ data: { user: null, posts: [] } });
+    });
+  });
+
+  describe('a list sorted on long text', () => {
+    it('keeps its Link header readable: a link longer than the header holds is left out, the body still names the cursor', async () => {
+      const author = (await http(server.url, 'GET', '/users?fields=id&limit=1')).json.data[0].id as string;
+      const bodies = [incompressible(100_000, 'a'), incompressible(100_000, 'b')];
+      for (const body of bodies) expect((await http(server.url, 'POST', '/posts', { body: { title: 'LongSort', body, author } })).status).toBe(201);
+      // Node's fetch refused this answer (UND_ERR_HEADERS_OVERFLOW): the cursor in rel="next" was 200 KB of hex.
+      const page = await http(server.url, 'GET', '/posts?filter[title]=LongSort&sort=body&fields=id,body&limit=1');
+      expect(page.status).toBe(200);
+      const link = page.headers.get('link') ?? '';
+      expect(link.length).toBeLessThanOrEqual(8192);
+      expect(link).toMatch(/^<\/posts\?[^>]+>; rel="first"$/);
+      expect(page.json.hasMore).toBe(true);
+      const cursor = page.json.nextCursor as string;
+      expect(cursor.length).toBeGreaterThan(200_000);
+      // Too long for a URL, the cursor still pages in a GraphQL body.
+      const next = await gql(server.url, 'query($c: String) { posts(first: 1, after: $c, filter: { title: { eq: "LongSort" } }, orderBy: [{ field: body }]) { body } }', { c: cursor });
+      expect(next.json.data.posts).toEqual([{ body: bodies.find((body) => body !== page.json.data[0].body) }]);
+      // A short cursor keeps its link.
+      const short = await http(server.url, 'GET', '/posts?filter[title]=LongSort&fields=id&limit=1');
+      expect(short.headers.get('link')).toContain('rel="next"');
     });
   });
 });

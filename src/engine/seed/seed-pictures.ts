@@ -8,8 +8,9 @@ export type Pictures = ReadonlyMap<string, readonly string[]>;
 /**
  * Generated pictures for the first `perField` records of every file field,
  * pinned (as uploads are) until the rows that use them are written. Square,
- * as wide as the field's largest size up to 256 px (larger variants are
- * enlarged); deterministic, so their keys are too.
+ * as wide as the field's largest size up to 256 px (a larger variant is the
+ * picture at its own 256 px: variants are never enlarged); deterministic, so
+ * their keys are too.
  */
 export async function seedPictures(model: Model, counts: ReadonlyMap<string, number>, files: FileService, perField: number): Promise<Pictures> {
   const pictures = new Map<string, string[]>();

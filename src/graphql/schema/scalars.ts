@@ -10,7 +10,7 @@ import { isFileInput } from '../../plan/file-input.js';
  */
 export const DateTimeScalar = new GraphQLScalarType({
   name: 'DateTime',
-  description: 'An instant as ISO-8601 text in UTC with milliseconds, such as 2026-01-31T12:00:00.000Z.',
+  description: 'An instant as ISO-8601 text in UTC with milliseconds, such as 2026-01-31T12:00:00.000Z, in the years 0001 to 9999 (UTC).',
   specifiedByURL: 'https://scalars.graphql.org/andimarek/date-time',
   serialize: (value) => value,
   parseValue: (value) => {

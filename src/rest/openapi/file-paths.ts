@@ -1,5 +1,5 @@
 import type { FileField, ResourceType } from '../../schema/model.js';
-import { AVIF_MAX_WIDTH } from '../../files/image-variants.js';
+import { AVIF_MAX_WIDTH, MAX_VARIANT_PIXELS } from '../../files/image-variants.js';
 import { IMMUTABLE } from '../../files/file-key.js';
 import { FILE_CSP } from '../../files/served-file-headers.js';
 import type { ComponentNames } from './component-names.js';
@@ -115,7 +115,8 @@ export function filesPaths(widths: readonly number[]): Record<string, PathItem> 
     operationId: `${method}FileVariant`,
     summary: method === 'get' ? 'Get a stored image at a width' : 'Check a stored image at a width',
     description:
-      'The image resized to `width` pixels wide (height in proportion, after EXIF orientation; a smaller original is enlarged; an animated one ' +
+      'The image resized to `width` pixels wide (height in proportion, after EXIF orientation; never enlarged: a narrower original keeps its ' +
+      `size; at most ${MAX_VARIANT_PIXELS} pixels and the format's largest side, a taller image made narrower to fit; an animated one ` +
       `gives its first frame). Made on the first request, then kept. The format follows \`Accept\`: AVIF when the client names image/avif ` +
       `(for widths up to ${AVIF_MAX_WIDTH}; AVIF is slow to encode larger), else WebP when it names image/webp, else the original's format ` +
       '(PNG for WebP and AVIF originals); hence `Vary: Accept`. ' +

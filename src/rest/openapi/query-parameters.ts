@@ -26,7 +26,7 @@ export function sharedParameters(limits: PlanLimits): Record<string, Parameter> 
       schema: { type: 'integer', minimum: 0, maximum: limits.maxPageSize, default: limits.defaultPageSize },
     },
     after: { name: 'after', in: 'query', description: 'Start after this cursor (a `nextCursor`, or from the `Link` header).', schema: { type: 'string' } },
-    before: { name: 'before', in: 'query', description: 'End before this cursor (a `prevCursor`, or from the `Link` header).', schema: { type: 'string' } },
+    before: { name: 'before', in: 'query', description: 'The `limit` rows just before this cursor (a `prevCursor`, or from the `Link` header); with `after` too, the rows between the two.', schema: { type: 'string' } },
     count: {
       name: 'count',
       in: 'query',

@@ -61,9 +61,23 @@ export function mapPostgresError(error: unknown, lookup: ErrorLookup): Error {
       case '22003': // numeric value out of range
       case '22007': // invalid datetime format
       case '22008': // datetime field overflow
+      case '22009': // invalid time zone displacement (how it reads `+010000-01-01T…`)
       case '22021': // invalid byte sequence
       case '22P05': // untranslatable character
         return lookup.wrongType(fields.table, fields.column, error);
+      case '54000': {
+        // A B-tree entry past its limit: "index row size 3016 exceeds btree version 4 maximum 2704 for index "users_email_key"",
+        // or, past a page, "index row requires 9616 bytes, maximum size is 8191" (no index named). Input validation bounds
+        // indexed text; this catches what it cannot see (several long values in one composite index).
+        if (error.message.startsWith('index row')) {
+          const index = /for index "([^"]+)"/.exec(error.message)?.[1];
+          const known = index === undefined ? undefined : lookup.constraint(index);
+          return lookup.valueTooLarge(known?.table ?? fields.table, known?.columns ?? [], error);
+        }
+        return new ApiError('QUERY_TOO_COMPLEX', { detail: 'The statement is past a limit of the database server.', cause: error });
+      }
+      case '54001': // statement too complex
+        return new ApiError('QUERY_TOO_COMPLEX', { detail: 'The statement is past a limit of the database server.', cause: error });
       case '57014':
         return /statement timeout/.test(error.message) ? new ApiError('QUERY_TIMEOUT', { detail: 'The statement ran past its time budget and was stopped.', cause: error }) : error;
       case '55P03':
