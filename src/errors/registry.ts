@@ -28,7 +28,7 @@ export const ERROR_REGISTRY = {
 
   // auth: who is asking (src/auth/) and what they may do (the planner)
   UNAUTHENTICATED: { status: 401, title: 'Unauthenticated' },
-  AUTHENTICATION_UNAVAILABLE: { status: 503, title: 'Authentication unavailable' },
+  AUTHENTICATION_UNAVAILABLE: { status: 503, title: 'Authentication unavailable', retryAfter: 5 },
   FORBIDDEN: { status: 403, title: 'Forbidden' },
   FIELD_FORBIDDEN: { status: 403, title: 'Field forbidden' },
 
