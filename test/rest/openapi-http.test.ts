@@ -93,6 +93,17 @@ describe('GET /openapi.json and /docs', () => {
     const script = await fetch(new URL(assets.find((asset) => asset.endsWith('.js')) ?? '', page.url));
     expect(script.headers.get('content-type')).toMatch(/javascript/);
   });
+
+  it('opens /docs on the bearer scheme of the document, so "try it" sends a token', async () => {
+    const html = await (await fetch(`${server.url}/docs/`)).text();
+    const preferred = /"preferredSecurityScheme":\s*"([^"]+)"/.exec(html)?.[1];
+    expect(preferred).toBe('bearerAuth');
+    // The scheme the page prefers is one the document defines, as a bearer scheme.
+    const document = (await http(server.url, 'GET', '/openapi.json')).json as OpenApiDocument;
+    expect(document.components.securitySchemes[preferred ?? '']).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    // A pasted token is not kept in the browser's storage.
+    expect(html).toMatch(/"persistAuth":\s*false/);
+  });
 });
 
 describeEachDialect('every REST operation answers as the OpenAPI document says', (ctx) => {
