@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { BEARER_SCHEME } from './openapi/security-schemes.js';
 
 export const DOCS_PREFIX = '/docs';
 
@@ -30,6 +31,12 @@ interface DocsAssets {
  *
  * `/docs` answers with a redirect to `/docs/`, so that relative links inside
  * the page resolve.
+ *
+ * The document's security schemes give the page its authentication box;
+ * the bearer (JWT) scheme is the one it opens on, and "try it" sends the
+ * token as `Authorization: Bearer …`. The token is kept only while the page
+ * is open (Scalar's `persistAuth` stays off): an admin key left in a
+ * browser's storage would outlive the session it was pasted for.
  */
 export function registerDocsPage(app: FastifyInstance, options: DocsPageOptions): void {
   let assets: Promise<DocsAssets> | undefined;
@@ -72,6 +79,8 @@ async function renderAssets(options: DocsPageOptions): Promise<DocsAssets> {
         showDeveloperTools: 'never',
         // The spec is same-origin, so "try it" needs no proxy; never send requests through Scalar's.
         proxyUrl: '',
+        authentication: { preferredSecurityScheme: BEARER_SCHEME },
+        persistAuth: false,
       },
     });
     const html = await scratch.inject({ method: 'GET', url: `${DOCS_PREFIX}/` });

@@ -160,6 +160,8 @@ describeEachDialect('GraphQL HTTP caching and persisted operations', (ctx) => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(page.text).toContain('/graphql');
+    // The headers editor opens on an Authorization header for a token to be pasted into.
+    expect(page.text).toContain('"defaultHeaders":"{\\n  \\"Authorization\\": \\"Bearer \\"\\n}"');
     expect(page.text).not.toMatch(/<script[^>]+src="https?:/);
     expect(page.text).not.toMatch(/<link[^>]+href="https?:/);
   });

@@ -93,6 +93,17 @@ describe('GET /openapi.json and /docs', () => {
     const script = await fetch(new URL(assets.find((asset) => asset.endsWith('.js')) ?? '', page.url));
     expect(script.headers.get('content-type')).toMatch(/javascript/);
   });
+
+  it('opens /docs on the bearer scheme of the document, so "try it" sends a token', async () => {
+    const html = await (await fetch(`${server.url}/docs/`)).text();
+    const preferred = /"preferredSecurityScheme":\s*"([^"]+)"/.exec(html)?.[1];
+    expect(preferred).toBe('bearerAuth');
+    // The scheme the page prefers is one the document defines, as a bearer scheme.
+    const document = (await http(server.url, 'GET', '/openapi.json')).json as OpenApiDocument;
+    expect(document.components.securitySchemes[preferred ?? '']).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    // A pasted token is not kept in the browser's storage.
+    expect(html).toMatch(/"persistAuth":\s*false/);
+  });
 });
 
 describeEachDialect('every REST operation answers as the OpenAPI document says', (ctx) => {
@@ -251,6 +262,46 @@ describeEachDialect('every REST operation answers as the OpenAPI document says',
 
     const operations = Object.values(document.paths).flatMap((item) => HTTP_METHODS.flatMap((method) => item[method]?.operationId ?? []));
     expect(operations.filter((operationId) => !exercised.has(operationId))).toEqual([]);
+  });
+
+  it('says how to authenticate, and answers a refused credential on every operation with the documented 401', async () => {
+    expect(Object.keys(document.components.securitySchemes)).toEqual(['bearerAuth', 'apiKey']);
+    expect(document.security).toEqual([{}, { bearerAuth: [] }, { apiKey: [] }]);
+    // An unknown key is looked up in this database; a JWT where none is configured, and another scheme, are refused before.
+    const refused = [`Bearer dk_${'A'.repeat(43)}`, 'Bearer eyJhbGciOiJIUzI1NiJ9.e30.c2ln', 'Basic dXNlcjpwYXNz'];
+    let count = 0;
+    for (const [template, item] of Object.entries(document.paths)) {
+      const path = template.replaceAll('{id}', 'some-id').replaceAll('{targetId}', 'other-id').replaceAll('{key}', `${'0'.repeat(64)}.png`).replaceAll('{width}', '64');
+      for (const method of HTTP_METHODS) {
+        const operation = item[method];
+        if (operation === undefined) continue;
+        expect(operation.responses['401'], operation.operationId).toEqual({ $ref: '#/components/responses/Unauthenticated' });
+        const authorization = refused[count % refused.length] ?? '';
+        count += 1;
+        const response = await call(method.toUpperCase(), path, 401, { headers: { authorization } });
+        expect(response.headers.get('www-authenticate'), operation.operationId).toMatch(authorization.startsWith('Bearer ') ? /^Bearer error="invalid_token"/ : /^Bearer$/);
+        if (method !== 'head') expect(response.json, operation.operationId).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
+      }
+    }
+    expect(count).toBeGreaterThan(30);
+  });
+
+  it('documents a 403 with the codes the rules can give, wherever the example schema\'s rules can refuse', () => {
+    // Private fields of a user (email): a read naming them can be refused, and every read reaches User through a relation.
+    const forbidden = (template: string, method: 'get' | 'post' | 'patch' | 'delete'): string => {
+      const response = document.paths[template]?.[method]?.responses['403'];
+      return response !== undefined && 'description' in response ? response.description : '';
+    };
+    expect(forbidden('/users', 'get')).toMatch(/Codes: FIELD_FORBIDDEN\.$/);
+    expect(forbidden('/posts/{id}', 'get')).toMatch(/Codes: FIELD_FORBIDDEN\.$/);
+    // Anyone may sign up, but not choose their role; only the user changes or deletes themself.
+    expect(forbidden('/users', 'post')).toMatch(/Codes: CROSS_SITE_REQUEST_REFUSED, FIELD_FORBIDDEN\.$/);
+    expect(forbidden('/users/{id}', 'patch')).toMatch(/Codes: CROSS_SITE_REQUEST_REFUSED, FORBIDDEN, FIELD_FORBIDDEN\.$/);
+    expect(forbidden('/users/{id}', 'delete')).toMatch(/Codes: CROSS_SITE_REQUEST_REFUSED, FORBIDDEN\.$/);
+    // Products are written by admins alone: without a credential, never.
+    expect(forbidden('/products', 'post')).toMatch(/Codes: CROSS_SITE_REQUEST_REFUSED, FORBIDDEN\.$/);
+    expect(document.paths['/products']?.post?.security).toEqual([{ bearerAuth: [] }, { apiKey: [] }]);
+    expect(document.paths['/users']?.post?.security).toBeUndefined();
   });
 });
 

@@ -30,6 +30,36 @@ const EDGE_SDL = `
   type Tagless { id: ID! }
 `;
 
+/**
+ * Permission rules of every kind an operation's 403 depends on: a type open
+ * to all, one with a field read rule and a field write rule, one reaching
+ * that field through a relation, a link with a write rule, and a type
+ * without rules (the admin's alone, once the schema has rules).
+ */
+const RULES_SDL = `
+  enum Role @roles(admin: "ADMIN") { MEMBER ADMIN }
+  type Page @allow(read: "true", create: "true", update: "true", delete: "true") {
+    id: ID!
+    title: String!
+  }
+  type Note @allow(read: "true", create: "true", update: "owner == auth.id", delete: "false") {
+    id: ID!
+    owner: String
+    body: String!
+    secret: String @allow(read: "owner == auth.id")
+    pinned: Boolean @allow(write: "auth.role == ADMIN")
+    board: Board
+  }
+  type Board @allow(read: "true", create: "true", update: "true", delete: "true") {
+    id: ID!
+    name: String!
+    notes: [Note!]!
+    tags: [Tag!]! @allow(write: "false")
+  }
+  type Tag @allow(read: "true") { id: ID! label: String! boards: [Board!]! }
+  type Vault { id: ID! label: String }
+`;
+
 let example: Model;
 let document: OpenApiDocument;
 
@@ -41,8 +71,12 @@ beforeAll(async () => {
 });
 
 function edgeModel(): Model {
-  const loaded = loadSchema([{ file: 'edge.graphql', text: EDGE_SDL }]);
-  if (!loaded.ok) throw new Error(`edge schema does not load: ${JSON.stringify(loaded.problems)}`);
+  return modelOf('edge.graphql', EDGE_SDL);
+}
+
+function modelOf(file: string, text: string): Model {
+  const loaded = loadSchema([{ file, text }]);
+  if (!loaded.ok) throw new Error(`${file} does not load: ${JSON.stringify(loaded.problems)}`);
   return loaded.model;
 }
 
@@ -84,6 +118,7 @@ describe('the OpenAPI document', () => {
     ['the example schema, with a file store', () => example, { files: true }],
     ['the example schema, with a file store and If-Match required', () => example, { files: true, requireIfMatch: true }],
     ['a schema with deprecated types and colliding names', edgeModel, {}],
+    ['a schema with every kind of permission rule, with a file store', () => modelOf('rules.graphql', RULES_SDL), { files: true }],
   ];
   for (const [name, model, options] of variants) {
     it(`is valid OpenAPI 3.1 and clean under spectral:oas, for ${name}`, async () => {
@@ -205,13 +240,13 @@ describe('the OpenAPI document', () => {
     expect(schema(document, 'PostFilter').properties['status']).toMatchObject({ description: 'Operators: eq, ne, lt, lte, gt, gte, in, isNull.' });
     expect(schema(document, 'UserFilter').properties).not.toHaveProperty('preferences');
 
-    expect(Object.keys(list?.responses ?? {})).toEqual(['200', '304', '400', '500', '503']);
+    expect(Object.keys(list?.responses ?? {})).toEqual(['200', '304', '400', '401', '403', '500', '503']);
     expect(list?.responses['200']).toMatchObject({ headers: { ETag: {}, 'Cache-Control': {}, Link: {} } });
     const create = document.paths['/users']?.post;
-    expect(Object.keys(create?.responses ?? {}).sort()).toEqual(['201', '400', '403', '409', '413', '415', '500', '503']);
+    expect(Object.keys(create?.responses ?? {}).sort()).toEqual(['201', '400', '401', '403', '409', '413', '415', '500', '503']);
     expect(create?.responses['201']).toMatchObject({ headers: { Location: {}, ETag: {} } });
     const item = document.paths['/users/{id}'];
-    expect(Object.keys(item?.put?.responses ?? {}).sort()).toEqual(['200', '400', '403', '404', '409', '412', '413', '415', '500', '503']);
+    expect(Object.keys(item?.put?.responses ?? {}).sort()).toEqual(['200', '400', '401', '403', '404', '409', '412', '413', '415', '500', '503']);
     expect(item?.description).toContain('Allow: GET, HEAD, PUT, PATCH, DELETE');
     expect(document.paths['/users/{id}/following/{targetId}']?.put?.operationId).toBe('addToFollowingOfUser');
 
@@ -232,7 +267,7 @@ describe('the OpenAPI document', () => {
       schema: { required: ['file'], properties: { file: { contentMediaType: 'application/octet-stream' } } },
       encoding: { file: { contentType: 'image/jpeg, image/png, image/webp, image/avif, image/gif' } },
     });
-    expect(Object.keys(upload?.put?.responses ?? {}).sort()).toEqual(['200', '400', '403', '404', '412', '413', '415', '500', '503']);
+    expect(Object.keys(upload?.put?.responses ?? {}).sort()).toEqual(['200', '400', '401', '403', '404', '412', '413', '415', '500', '503']);
     expect(Object.keys(upload?.delete?.responses ?? {})).toContain('204');
     expect(withFiles.paths['/posts/{id}/cover']?.put?.operationId).toBe('uploadCoverOfPost');
     expect(withFiles.paths['/orders/{id}/note']).toBeUndefined();
@@ -259,5 +294,118 @@ describe('the OpenAPI document', () => {
     ]);
     expect(withFiles.paths['/files/{key}']?.head?.operationId).toBe('headFile');
     expect(withFiles.tags.map((tag) => tag.name)).toContain('Files');
+  });
+
+  it('says how to authenticate: two bearer schemes, anonymous allowed, and a 401 with its challenge on every operation', () => {
+    expect(document.components.securitySchemes).toEqual({
+      bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: expect.stringContaining('JWT') },
+      apiKey: { type: 'http', scheme: 'bearer', description: expect.stringContaining('dk_') },
+    });
+    expect(document.security).toEqual([{}, { bearerAuth: [] }, { apiKey: [] }]);
+
+    for (const doc of [document, buildOpenApiDocument(example, { files: true }), buildOpenApiDocument(edgeModel())]) {
+      const all = operations(doc);
+      expect(all.length).toBeGreaterThan(20);
+      for (const [route, operation] of all) expect(operation.responses['401'], route).toEqual({ $ref: '#/components/responses/Unauthenticated' });
+    }
+    const unauthenticated = document.components.responses['Unauthenticated'];
+    expect(unauthenticated?.description).toContain('Codes: UNAUTHENTICATED.');
+    expect(unauthenticated?.headers).toEqual({ 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' } });
+    expect(unauthenticated?.content).toHaveProperty(['application/problem+json']);
+    expect(document.components.headers['WWW-Authenticate']).toMatchObject({ required: true, description: expect.stringContaining('invalid_token') });
+  });
+
+  it('documents 503 as every outage it stands for, each with its Retry-After', () => {
+    const unavailable = document.components.responses['ServiceUnavailable'];
+    expect(unavailable?.description).not.toMatch(/database does not answer/i);
+    expect(unavailable?.description).toContain('Codes: AUTHENTICATION_UNAVAILABLE, DATABASE_UNAVAILABLE, DATABASE_TIMEOUT, QUERY_TIMEOUT.');
+    expect(unavailable?.headers).toEqual({ 'Retry-After': { $ref: '#/components/headers/Retry-After' } });
+    const retryAfter = document.components.headers['Retry-After'];
+    expect(retryAfter?.required).toBe(true);
+    for (const [code, entry] of Object.entries(ERROR_REGISTRY)) {
+      if (entry.status === 503) expect(retryAfter?.description).toContain(`\`${code}\` ${String((entry as { retryAfter?: number }).retryAfter)}`);
+    }
+    // A credential is checked on these routes too.
+    for (const route of ['/healthz', '/openapi.json']) expect(document.paths[route]?.get?.responses).toMatchObject({ '401': {}, '503': {} });
+  });
+
+  it('gives each operation the 403 codes its rules can refuse it with', () => {
+    const doc = buildOpenApiDocument(modelOf('rules.graphql', RULES_SDL), { files: true });
+    const codes = (path: string, method: 'get' | 'head' | 'post' | 'put' | 'patch' | 'delete'): string[] => {
+      const operation = doc.paths[path]?.[method];
+      if (operation === undefined) throw new Error(`no operation ${method} ${path}`);
+      const response = operation.responses['403'];
+      if (response === undefined) return [];
+      if ('$ref' in response) throw new Error(`${method} ${path}: a shared 403 cannot say which codes this operation has`);
+      return /Codes: ([A-Z_, ]+)\./.exec(response.description)?.[1]?.split(', ') ?? [];
+    };
+    const crossSite = 'CROSS_SITE_REQUEST_REFUSED';
+
+    // Open to all, fields without rules: only a cross-site write is refused.
+    expect(codes('/pages', 'get')).toEqual([]);
+    expect(codes('/pages/{id}', 'head')).toEqual([]);
+    expect(codes('/pages', 'post')).toEqual([crossSite]);
+    expect(codes('/pages/{id}', 'delete')).toEqual([crossSite]);
+
+    // A field read rule: reads naming it; a field write rule: creates and updates that set it.
+    for (const [path, method] of [['/notes', 'get'], ['/notes', 'head'], ['/notes/{id}', 'get']] as const) expect(codes(path, method)).toEqual(['FIELD_FORBIDDEN']);
+    expect(codes('/notes', 'post')).toEqual([crossSite, 'FIELD_FORBIDDEN']);
+    expect(codes('/notes/{id}', 'put')).toEqual([crossSite, 'FORBIDDEN', 'FIELD_FORBIDDEN']);
+    expect(codes('/notes/{id}', 'patch')).toEqual([crossSite, 'FORBIDDEN', 'FIELD_FORBIDDEN']);
+    expect(codes('/notes/{id}', 'delete')).toEqual([crossSite, 'FORBIDDEN']);
+
+    // Boards have no rule of their own on fields, but `include=notes` reaches Note.secret.
+    expect(codes('/boards', 'get')).toEqual(['FIELD_FORBIDDEN']);
+    expect(codes('/boards/{id}/notes', 'get')).toEqual(['FIELD_FORBIDDEN']);
+    expect(codes('/boards', 'post')).toEqual([crossSite]);
+    // A link is an update of the board, and `tags` may not be written but by admins.
+    expect(codes('/boards/{id}/tags/{targetId}', 'put')).toEqual([crossSite, 'FIELD_FORBIDDEN']);
+    expect(codes('/tags/{id}/boards/{targetId}', 'delete')).toEqual([crossSite, 'FORBIDDEN']);
+
+    // No rule at all: reads hide records rather than refuse; every write is the admin's.
+    expect(codes('/vaults', 'get')).toEqual([]);
+    for (const [path, method] of [['/vaults', 'post'], ['/vaults/{id}', 'patch'], ['/vaults/{id}', 'delete']] as const) {
+      expect(codes(path, method)).toEqual([crossSite, 'FORBIDDEN']);
+    }
+
+    const forbidden = doc.paths['/notes/{id}']?.patch?.responses['403'] as { description: string; content: Record<string, unknown> };
+    expect(forbidden.content).toEqual({ 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } });
+    expect(forbidden.description).toContain('permission rules');
+    expect((doc.paths['/notes/{id}']?.get?.responses['403'] as { description: string }).description).toContain('named');
+
+    // Without rules in the schema, nothing but a cross-site write is ever 403.
+    const open = buildOpenApiDocument(edgeModel());
+    for (const [route, operation] of operations(open)) {
+      const response = operation.responses['403'];
+      const write = !route.startsWith('GET ') && !route.startsWith('HEAD ');
+      expect(response === undefined ? [] : [(response as { description: string }).description.endsWith(`Codes: ${crossSite}.`)], route).toEqual(write ? [true] : []);
+    }
+  });
+
+  it('marks the writes only the admin role may do as needing a credential, and only those', () => {
+    const doc = buildOpenApiDocument(modelOf('rules.graphql', RULES_SDL), { files: true });
+    const needing = operations(doc)
+      .filter(([, operation]) => operation.security !== undefined)
+      .map(([route, operation]) => {
+        expect(operation.security, route).toEqual([{ bearerAuth: [] }, { apiKey: [] }]);
+        return route;
+      })
+      .sort();
+    expect(needing).toEqual(
+      [
+        'DELETE /notes/{id}',
+        'POST /tags',
+        'PUT /tags/{id}',
+        'PATCH /tags/{id}',
+        'DELETE /tags/{id}',
+        'PUT /tags/{id}/boards/{targetId}',
+        'DELETE /tags/{id}/boards/{targetId}',
+        'POST /vaults',
+        'PUT /vaults/{id}',
+        'PATCH /vaults/{id}',
+        'DELETE /vaults/{id}',
+      ].sort(),
+    );
+    expect(operations(buildOpenApiDocument(edgeModel())).filter(([, operation]) => operation.security !== undefined)).toEqual([]);
   });
 });

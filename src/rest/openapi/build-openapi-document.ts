@@ -11,6 +11,7 @@ import { createSchema, formSchema, listSchema, patchSchema, recordSchema } from 
 import { variantWidths } from '../../files/image-variants.js';
 import { fileFieldPaths, FILES_TAG, filesPaths } from './file-paths.js';
 import { resourcePaths } from './resource-paths.js';
+import { anyCaller, securitySchemes } from './security-schemes.js';
 import { SERVICE_TAG, servicePaths } from './service-paths.js';
 
 export const DEFAULT_TITLE = 'Diglot API';
@@ -54,7 +55,7 @@ export function buildOpenApiDocument(model: Model, options: OpenApiOptions = {})
     Object.assign(paths, resourcePaths(model, type, names, pathOptions));
     if (options.files === true) {
       schemas[names.form(type.name)] = formSchema(type);
-      Object.assign(paths, fileFieldPaths(type, names, pathOptions));
+      Object.assign(paths, fileFieldPaths(model, type, names, pathOptions));
     }
     tags.push({ name: type.name, description: `${type.description ?? `${type.name} records.`} Collection: \`/${type.path}\`.` });
   }
@@ -73,17 +74,34 @@ export function buildOpenApiDocument(model: Model, options: OpenApiOptions = {})
     info: {
       title: options.title ?? DEFAULT_TITLE,
       version: options.version ?? `schema-${model.hash.slice(0, 12)}`,
-      description: options.description ?? DEFAULT_DESCRIPTION,
+      description: options.description ?? defaultDescription(model),
       contact: { name: 'The maintainers of this API' },
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/', description: 'This server.' }],
+    security: anyCaller(),
     tags,
     paths,
-    components: { schemas, parameters, responses: sharedResponses(names, options.requireIfMatch === true), headers: sharedHeaders() },
+    components: {
+      schemas,
+      parameters,
+      responses: sharedResponses(names, options.requireIfMatch === true),
+      headers: sharedHeaders(),
+      securitySchemes: securitySchemes(),
+    },
   });
   assertUniqueOperationIds(document);
   return document;
+}
+
+function defaultDescription(model: Model): string {
+  return [
+    ...DEFAULT_DESCRIPTION,
+    // Without an @allow anywhere, the schema is open: nothing is refused for who is asking.
+    ...(model.hasRules
+      ? ['The schema\'s permission rules decide the rest: 403 `FORBIDDEN` for an operation on a record, `FIELD_FORBIDDEN` for a field named in the request.']
+      : []),
+  ].join('\n');
 }
 
 const DEFAULT_DESCRIPTION = [
@@ -98,7 +116,10 @@ const DEFAULT_DESCRIPTION = [
   '`If-None-Match` answers 304, `If-Match` on PUT, PATCH and DELETE answers 412 when the record changed.',
   '',
   '**Errors** are RFC 9457 `application/problem+json` with a stable `code`.',
-].join('\n');
+  '',
+  '**Authentication.** Send `Authorization: Bearer <token>` with a JWT, an API key (`dk_…`) or the admin key; without it a request is anonymous.',
+  'A credential that is sent must be good: a bad, expired or revoked one is 401 with `WWW-Authenticate`, never anonymous.',
+];
 
 function assertUniqueOperationIds(document: OpenApiDocument): void {
   const seen = new Map<string, string>();

@@ -1,11 +1,11 @@
-import type { FileField, ResourceType } from '../../schema/model.js';
+import type { FileField, Model, ResourceType } from '../../schema/model.js';
 import { AVIF_MAX_WIDTH, MAX_VARIANT_PIXELS } from '../../files/image-variants.js';
 import { IMMUTABLE } from '../../files/file-key.js';
 import { FILE_CSP } from '../../files/served-file-headers.js';
 import type { ComponentNames } from './component-names.js';
 import { ref, type Header, type Operation, type Parameter, type PathItem, type Response } from './openapi-types.js';
 import { filePartSchema, IMAGE_TYPES } from './record-schemas.js';
-import { deprecatedIf, errors, pascal, preconditionRequired, preconditionSentence, type ResourcePathOptions } from './resource-paths.js';
+import { deprecatedIf, errors, pascal, preconditionRequired, preconditionSentence, writeForbidden, writeSecurity, type ResourcePathOptions } from './resource-paths.js';
 
 export const FILES_TAG = 'Files';
 
@@ -15,20 +15,21 @@ const FORM_TYPE = 'multipart/form-data';
  * `PUT` and `DELETE /<path>/{id}/<fileField>` for every file field of `type`
  * (as file-routes.ts registers them).
  */
-export function fileFieldPaths(type: ResourceType, names: ComponentNames, options: ResourcePathOptions): Record<string, PathItem> {
+export function fileFieldPaths(model: Model, type: ResourceType, names: ComponentNames, options: ResourcePathOptions): Record<string, PathItem> {
   const paths: Record<string, PathItem> = {};
   for (const field of type.fields) {
     if (field.kind !== 'file') continue;
     paths[`/${type.path}/{id}/${field.name}`] = {
       description: 'Other methods answer 405 Method Not Allowed, with `Allow: PUT, DELETE`.',
-      put: uploadOperation(type, field, names, options),
-      delete: removeOperation(type, field, options),
+      put: uploadOperation(model, type, field, names, options),
+      delete: removeOperation(model, type, field, names, options),
     };
   }
   return paths;
 }
 
-function uploadOperation(type: ResourceType, field: FileField, names: ComponentNames, options: ResourcePathOptions): Operation {
+/** Uploading or removing a file is an update of its record: the type's update rule and the field's write rule. */
+function uploadOperation(model: Model, type: ResourceType, field: FileField, names: ComponentNames, options: ResourcePathOptions): Operation {
   return {
     operationId: `upload${pascal(field.name)}Of${type.name}`,
     summary: `Upload the ${field.name} of a ${type.name}`,
@@ -58,12 +59,14 @@ function uploadOperation(type: ResourceType, field: FileField, names: ComponentN
           content: { 'application/json': { schema: ref('schemas', names.record(type.name)) } },
         },
       },
-      ['BadRequest', 'Forbidden', 'NotFound', 'PreconditionFailed', 'ContentTooLarge', 'UnsupportedMediaType', ...preconditionRequired(options)],
+      ['BadRequest', 'NotFound', 'PreconditionFailed', 'ContentTooLarge', 'UnsupportedMediaType', ...preconditionRequired(options)],
+      writeForbidden(model, type, names, 'update', [field]),
     ),
+    ...writeSecurity(model, type, 'update'),
   };
 }
 
-function removeOperation(type: ResourceType, field: FileField, options: ResourcePathOptions): Operation {
+function removeOperation(model: Model, type: ResourceType, field: FileField, names: ComponentNames, options: ResourcePathOptions): Operation {
   return {
     operationId: `remove${pascal(field.name)}Of${type.name}`,
     summary: `Remove the ${field.name} of a ${type.name}`,
@@ -73,15 +76,12 @@ function removeOperation(type: ResourceType, field: FileField, options: Resource
     tags: [type.name],
     ...deprecatedIf(type.deprecated !== undefined || field.deprecated !== undefined),
     parameters: [ref('parameters', 'id'), ref('parameters', 'If-Match')],
-    responses: errors({ '204': { description: 'Removed.' } }, [
-      'BadRequest',
-      'Forbidden',
-      'NotFound',
-      'PreconditionFailed',
-      'ContentTooLarge',
-      'UnsupportedMediaType',
-      ...preconditionRequired(options),
-    ]),
+    responses: errors(
+      { '204': { description: 'Removed.' } },
+      ['BadRequest', 'NotFound', 'PreconditionFailed', 'ContentTooLarge', 'UnsupportedMediaType', ...preconditionRequired(options)],
+      writeForbidden(model, type, names, 'update', [field]),
+    ),
+    ...writeSecurity(model, type, 'update'),
   };
 }
 

@@ -53,6 +53,19 @@ export interface Operation {
   readonly parameters?: readonly (Parameter | Reference)[];
   readonly requestBody?: RequestBody;
   readonly responses: Readonly<Record<string, Response | Reference>>;
+  /** Only where it differs from the document's: operations a request without a credential can never pass. */
+  readonly security?: readonly SecurityRequirement[];
+}
+
+/** Scheme name → scopes (always none here); `{}` is "no credential". */
+export type SecurityRequirement = Readonly<Record<string, readonly string[]>>;
+
+/** The one kind of scheme the server takes: `Authorization: Bearer …` (RFC 6750). */
+export interface SecurityScheme {
+  readonly type: 'http';
+  readonly scheme: 'bearer';
+  readonly bearerFormat?: string;
+  readonly description: string;
 }
 
 export type HttpMethod = 'get' | 'head' | 'post' | 'put' | 'patch' | 'delete';
@@ -79,11 +92,13 @@ export interface OpenApiDocument {
   readonly servers: readonly { readonly url: string; readonly description: string }[];
   readonly tags: readonly Tag[];
   readonly paths: Readonly<Record<string, PathItem>>;
+  readonly security: readonly SecurityRequirement[];
   readonly components: {
     readonly schemas: Readonly<Record<string, JsonSchema>>;
     readonly parameters: Readonly<Record<string, Parameter>>;
     readonly responses: Readonly<Record<string, Response>>;
     readonly headers: Readonly<Record<string, Header>>;
+    readonly securitySchemes: Readonly<Record<string, SecurityScheme>>;
   };
 }
 

@@ -1,6 +1,7 @@
-import { ERROR_REGISTRY, type ErrorCode } from '../../errors/registry.js';
+import { ERROR_REGISTRY, retryAfterOf, type ErrorCode } from '../../errors/registry.js';
 import { PROBLEM_CONTENT_TYPE } from '../problem.js';
 import type { ComponentNames } from './component-names.js';
+import type { ForbiddenCode } from './forbidden-codes.js';
 import { ref, type Header, type JsonSchema, type Response } from './openapi-types.js';
 
 /** RFC 9457 problem details as `problem.ts` renders them, with Diglot's `code` and per-item `errors`. */
@@ -46,10 +47,9 @@ export function problemSchemas(names: ComponentNames): Record<string, JsonSchema
   };
 }
 
-/** The error responses, one per status, each listing the codes it can carry. */
+/** The error responses by name, one per status, each listing the codes it can carry (403 is per operation: see `forbiddenResponse`). */
 export const ERROR_RESPONSES = {
   BadRequest: 400,
-  Forbidden: 403,
   NotFound: 404,
   Conflict: 409,
   PreconditionFailed: 412,
@@ -62,9 +62,6 @@ export type ErrorResponseName = keyof typeof ERROR_RESPONSES;
 
 const ERROR_SUMMARIES: Record<ErrorResponseName, string> = {
   BadRequest: 'The request is malformed: an unknown field, parameter or operator, a wrong type, a missing required field, or a server-managed field in the body.',
-  Forbidden:
-    'A write in a form\'s content type (multipart/form-data, application/x-www-form-urlencoded, text/plain) or with no body came from a page of another site (Origin, Sec-Fetch-Site): ' +
-    'send it from this origin, as JSON, or with a non-empty GraphQL-Require-Preflight header.',
   NotFound: 'No record has this id (or no route has this path).',
   Conflict: 'The write conflicts with other data: a unique value already taken, or a related record (by id) that does not exist.',
   PreconditionFailed: 'If-Match does not match the current ETag of the record: it changed since it was read, and nothing was written.',
@@ -72,6 +69,35 @@ const ERROR_SUMMARIES: Record<ErrorResponseName, string> = {
   UnsupportedMediaType: 'The body is not in a content type this operation accepts, or an uploaded file is not an image type it accepts.',
   PreconditionRequired: 'This server requires If-Match on writes (RFC 6585), so that no update is ever lost.',
 };
+
+/** What each 403 code means on an operation of this kind. */
+function forbiddenSentence(code: ForbiddenCode, kind: 'read' | 'write'): string {
+  switch (code) {
+    case 'CROSS_SITE_REQUEST_REFUSED':
+      return (
+        'A write in a form\'s content type (multipart/form-data, application/x-www-form-urlencoded, text/plain) or with no body came from a page of another site (Origin, Sec-Fetch-Site): ' +
+        'send it from this origin, as JSON, or with a non-empty GraphQL-Require-Preflight header.'
+      );
+    case 'FORBIDDEN':
+      return 'The schema\'s permission rules do not let this caller do this to this record: send the credential of someone they do let.';
+    case 'FIELD_FORBIDDEN':
+      return kind === 'read'
+        ? 'The request names a field the schema\'s permission rules do not let this caller read (in `fields`, `include`, a filter or a sort); a field that is not named is left out of the response instead.'
+        : 'The body sets a field the schema\'s permission rules do not let this caller write.';
+  }
+}
+
+/**
+ * The 403 of one operation, inline: which codes it can carry depends on
+ * the operation (only writes are refused cross-site) and on the rules of
+ * its type, so no one shared response would be true of every operation.
+ */
+export function forbiddenResponse(names: ComponentNames, codes: readonly ForbiddenCode[], kind: 'read' | 'write'): Response {
+  return {
+    description: `${codes.map((code) => forbiddenSentence(code, kind)).join(' ')} Codes: ${codes.join(', ')}.`,
+    content: { [PROBLEM_CONTENT_TYPE]: { schema: ref('schemas', names.problem) } },
+  };
+}
 
 /** `requireIfMatch`: whether the server can answer 428 at all (only then is its response described). */
 export function sharedResponses(names: ComponentNames, requireIfMatch: boolean): Record<string, Response> {
@@ -81,6 +107,13 @@ export function sharedResponses(names: ComponentNames, requireIfMatch: boolean):
     if (name === 'PreconditionRequired' && !requireIfMatch) continue;
     responses[name] = { description: `${ERROR_SUMMARIES[name]} Codes: ${codesFor(status).join(', ')}.`, content: problem };
   }
+  responses['Unauthenticated'] = {
+    description:
+      'The credential in `Authorization` was refused: a token or key that is malformed, expired, revoked, badly signed or unknown here, or a scheme other than Bearer. ' +
+      `A request without \`Authorization\` is never refused this way: it is served as anonymous. Codes: ${codesFor(401).join(', ')}.`,
+    headers: { 'WWW-Authenticate': ref('headers', 'WWW-Authenticate') },
+    content: problem,
+  };
   responses['NotModified'] = {
     description: 'The representation named in If-None-Match is still current: no body. The caching headers are those of a 200.',
     headers: { ETag: ref('headers', 'ETag'), 'Cache-Control': ref('headers', 'Cache-Control') },
@@ -90,14 +123,10 @@ export function sharedResponses(names: ComponentNames, requireIfMatch: boolean):
     content: problem,
   };
   responses['ServiceUnavailable'] = {
-    description: `The database does not answer, or not in time (${codesFor(503).join(', ')}). Retrying later may succeed.`,
-    headers: {
-      'Retry-After': {
-        description: 'Seconds to wait before trying again (RFC 9110 §10.2.3), from the registry entry of the code.',
-        required: true,
-        schema: { type: 'integer', minimum: 1 },
-      },
-    },
+    description:
+      'Something the request depends on did not answer, or not in time (the database, or the key set that verifies tokens), or the query ran past its time budget. ' +
+      `Retrying after \`Retry-After\` seconds may succeed. Codes: ${codesFor(503).join(', ')}.`,
+    headers: { 'Retry-After': ref('headers', 'Retry-After') },
     content: problem,
   };
   return responses;
@@ -127,5 +156,27 @@ export function sharedHeaders(): Record<string, Header> {
       required: true,
       schema: { type: 'string' },
     },
+    'WWW-Authenticate': {
+      description:
+        'The RFC 6750 challenge: `Bearer error="invalid_token", error_description="…"` when a Bearer credential was refused (the description says why), ' +
+        'a bare `Bearer` when the header used another scheme.',
+      required: true,
+      schema: { type: 'string' },
+    },
+    'Retry-After': {
+      description: `Seconds to wait before trying again (RFC 9110 §10.2.3), by code: ${retryAfterSeconds()}.`,
+      required: true,
+      schema: { type: 'integer', minimum: 1 },
+    },
   };
+}
+
+/** `DATABASE_UNAVAILABLE` 5, … from the registry, so the document cannot disagree with what is sent. */
+function retryAfterSeconds(): string {
+  return codesFor(503)
+    .flatMap((code) => {
+      const seconds = retryAfterOf(code);
+      return seconds === undefined ? [] : [`\`${code}\` ${String(seconds)}`];
+    })
+    .join(', ');
 }

@@ -26,12 +26,16 @@ export function pruneComponents(document: OpenApiDocument): OpenApiDocument {
       }
     }
   }
-  const components = Object.fromEntries(
-    SECTIONS.map((section) => [
-      section,
-      Object.fromEntries(Object.entries(document.components[section]).filter(([name]) => reached.has(pointer(section, name)))),
-    ]),
-  ) as unknown as OpenApiDocument['components'];
+  // Security schemes are named by security requirements, not by `$ref`: they are kept as they are.
+  const components: OpenApiDocument['components'] = {
+    ...document.components,
+    ...Object.fromEntries(
+      SECTIONS.map((section) => [
+        section,
+        Object.fromEntries(Object.entries(document.components[section]).filter(([name]) => reached.has(pointer(section, name)))),
+      ]),
+    ),
+  };
   return { ...document, components };
 }
 

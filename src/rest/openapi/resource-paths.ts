@@ -1,9 +1,11 @@
-import { isListRelation, type ManyToManyRelation, type Model, type ResourceType, type ToManyRelation } from '../../schema/model.js';
+import { isListRelation, type Field, type ManyToManyRelation, type Model, type ResourceType, type ToManyRelation } from '../../schema/model.js';
 import type { ComponentNames } from './component-names.js';
-import { ref, type MediaType, type Operation, type PathItem, type Reference, type Response } from './openapi-types.js';
+import { bodyFields, onlyAdmins, readForbiddenCodes, writeForbiddenCodes, type WriteOperation } from './forbidden-codes.js';
+import { ref, type MediaType, type Operation, type PathItem, type Reference, type Response, type SecurityRequirement } from './openapi-types.js';
 import { embedParameterRefs, readParameterRefs } from './query-parameters.js';
 import { formMediaType } from './record-schemas.js';
-import { ERROR_RESPONSES, type ErrorResponseName } from './problem-schemas.js';
+import { ERROR_RESPONSES, forbiddenResponse, type ErrorResponseName } from './problem-schemas.js';
+import { credentialRequired } from './security-schemes.js';
 
 export interface ResourcePathOptions {
   /** The server answers 428 to writes without If-Match. */
@@ -32,15 +34,15 @@ export function resourcePaths(model: Model, type: ResourceType, names: Component
       description: allowSentence(['GET', 'HEAD', 'POST']),
       get: listOperation(model, type, names, 'get'),
       head: listOperation(model, type, names, 'head'),
-      post: createOperation(type, names, options),
+      post: createOperation(model, type, names, options),
     },
     [item]: {
       description: allowSentence(['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE']),
       get: getOperation(model, type, names, 'get'),
       head: getOperation(model, type, names, 'head'),
-      put: updateOperation(type, names, options, 'replace'),
-      patch: updateOperation(type, names, options, 'merge'),
-      delete: deleteOperation(type, options),
+      put: updateOperation(model, type, names, options, 'replace'),
+      patch: updateOperation(model, type, names, options, 'merge'),
+      delete: deleteOperation(model, type, names, options),
     },
   };
   for (const relation of type.fields.filter(isListRelation)) {
@@ -52,8 +54,8 @@ export function resourcePaths(model: Model, type: ResourceType, names: Component
     if (relation.kind === 'manyToMany') {
       paths[`${item}/${relation.name}/{targetId}`] = {
         description: allowSentence(['PUT', 'DELETE']),
-        put: linkOperation(type, relation, 'put'),
-        delete: linkOperation(type, relation, 'delete'),
+        put: linkOperation(model, type, relation, names, 'put'),
+        delete: linkOperation(model, type, relation, names, 'delete'),
       };
     }
   }
@@ -81,7 +83,7 @@ function listOperation(model: Model, type: ResourceType, names: ComponentNames, 
     tags: [type.name],
     ...deprecatedIf(type.deprecated !== undefined),
     parameters: [...readParameterRefs(type, true), ...embedParameterRefs(model, type), ref('parameters', 'If-None-Match')],
-    responses: readResponses(method, names.list(type.name), true, false),
+    responses: readResponses(method, names.list(type.name), true, false, readForbidden(model, type, names)),
   };
 }
 
@@ -106,7 +108,7 @@ function subListOperation(
     tags: [type.name],
     ...deprecatedIf(type.deprecated !== undefined || target.deprecated !== undefined || relation.deprecated !== undefined),
     parameters: [ref('parameters', 'id'), ...readParameterRefs(target, true), ...embedParameterRefs(model, target), ref('parameters', 'If-None-Match')],
-    responses: readResponses(method, names.list(target.name), true, true),
+    responses: readResponses(method, names.list(target.name), true, true, readForbidden(model, target, names, relation)),
   };
 }
 
@@ -118,7 +120,7 @@ function getOperation(model: Model, type: ResourceType, names: ComponentNames, m
     tags: [type.name],
     ...deprecatedIf(type.deprecated !== undefined),
     parameters: [ref('parameters', 'id'), ...readParameterRefs(type, false), ...embedParameterRefs(model, type), ref('parameters', 'If-None-Match')],
-    responses: readResponses(method, names.record(type.name), false, true),
+    responses: readResponses(method, names.record(type.name), false, true, readForbidden(model, type, names)),
   };
 }
 
@@ -138,7 +140,7 @@ function cachingSentence(type: ResourceType): string {
   );
 }
 
-function readResponses(method: 'get' | 'head', schemaName: string, list: boolean, notFound: boolean): Record<string, Response | Reference> {
+function readResponses(method: 'get' | 'head', schemaName: string, list: boolean, notFound: boolean, forbidden: Response | undefined): Record<string, Response | Reference> {
   const headers = {
     ETag: ref('headers', 'ETag'),
     'Cache-Control': ref('headers', 'Cache-Control'),
@@ -148,10 +150,26 @@ function readResponses(method: 'get' | 'head', schemaName: string, list: boolean
     method === 'get'
       ? { description: list ? 'The page.' : 'The record.', headers, content: { [JSON_TYPE]: { schema: ref('schemas', schemaName) } } }
       : { description: 'The headers GET would send, without a body.', headers };
-  return errors({ '200': ok, '304': ref('responses', 'NotModified') }, ['BadRequest', ...(notFound ? (['NotFound'] as const) : [])]);
+  return errors({ '200': ok, '304': ref('responses', 'NotModified') }, ['BadRequest', ...(notFound ? (['NotFound'] as const) : [])], forbidden);
 }
 
-function createOperation(type: ResourceType, names: ComponentNames, options: ResourcePathOptions): Operation {
+/** The 403 of a read, when the rules can refuse one (a field asked for by name). */
+function readForbidden(model: Model, type: ResourceType, names: ComponentNames, via?: Field): Response | undefined {
+  const codes = readForbiddenCodes(model, type, via);
+  return codes.length === 0 ? undefined : forbiddenResponse(names, codes, 'read');
+}
+
+/** The 403 of a write: refused cross-site always, and by the rules when they can refuse it. */
+export function writeForbidden(model: Model, type: ResourceType, names: ComponentNames, operation: WriteOperation, fields: readonly Field[]): Response {
+  return forbiddenResponse(names, ['CROSS_SITE_REQUEST_REFUSED', ...writeForbiddenCodes(model, type, operation, fields)], 'write');
+}
+
+/** A write only the admin role may do says so with its own `security`: a request without a credential never passes it. */
+export function writeSecurity(model: Model, type: ResourceType, operation: WriteOperation): { readonly security?: readonly SecurityRequirement[] } {
+  return onlyAdmins(model, type, operation) ? { security: credentialRequired() } : {};
+}
+
+function createOperation(model: Model, type: ResourceType, names: ComponentNames, options: ResourcePathOptions): Operation {
   return {
     operationId: `create${type.name}`,
     summary: `Create a ${type.name}`,
@@ -171,12 +189,14 @@ function createOperation(type: ResourceType, names: ComponentNames, options: Res
           content: { [JSON_TYPE]: { schema: ref('schemas', names.record(type.name)) } },
         },
       },
-      ['BadRequest', 'Forbidden', 'Conflict', 'ContentTooLarge', 'UnsupportedMediaType'],
+      ['BadRequest', 'Conflict', 'ContentTooLarge', 'UnsupportedMediaType'],
+      writeForbidden(model, type, names, 'create', bodyFields(type)),
     ),
+    ...writeSecurity(model, type, 'create'),
   };
 }
 
-function updateOperation(type: ResourceType, names: ComponentNames, options: ResourcePathOptions, mode: 'replace' | 'merge'): Operation {
+function updateOperation(model: Model, type: ResourceType, names: ComponentNames, options: ResourcePathOptions, mode: 'replace' | 'merge'): Operation {
   const body: Record<string, MediaType> =
     mode === 'replace'
       ? { [JSON_TYPE]: { schema: ref('schemas', names.create(type.name)) }, ...formContent(type, names, options) }
@@ -208,12 +228,14 @@ function updateOperation(type: ResourceType, names: ComponentNames, options: Res
           content: { [JSON_TYPE]: { schema: ref('schemas', names.record(type.name)) } },
         },
       },
-      ['BadRequest', 'Forbidden', 'NotFound', 'Conflict', 'PreconditionFailed', 'ContentTooLarge', 'UnsupportedMediaType', ...preconditionRequired(options)],
+      ['BadRequest', 'NotFound', 'Conflict', 'PreconditionFailed', 'ContentTooLarge', 'UnsupportedMediaType', ...preconditionRequired(options)],
+      writeForbidden(model, type, names, 'update', bodyFields(type)),
     ),
+    ...writeSecurity(model, type, 'update'),
   };
 }
 
-function deleteOperation(type: ResourceType, options: ResourcePathOptions): Operation {
+function deleteOperation(model: Model, type: ResourceType, names: ComponentNames, options: ResourcePathOptions): Operation {
   return {
     operationId: `delete${type.name}`,
     summary: `Delete a ${type.name}`,
@@ -223,19 +245,17 @@ function deleteOperation(type: ResourceType, options: ResourcePathOptions): Oper
     tags: [type.name],
     ...deprecatedIf(type.deprecated !== undefined),
     parameters: [ref('parameters', 'id'), ref('parameters', 'If-Match')],
-    responses: errors({ '204': { description: 'Deleted.' } }, [
-      'BadRequest',
-      'Forbidden',
-      'NotFound',
-      'PreconditionFailed',
-      'ContentTooLarge',
-      'UnsupportedMediaType',
-      ...preconditionRequired(options),
-    ]),
+    responses: errors(
+      { '204': { description: 'Deleted.' } },
+      ['BadRequest', 'NotFound', 'PreconditionFailed', 'ContentTooLarge', 'UnsupportedMediaType', ...preconditionRequired(options)],
+      writeForbidden(model, type, names, 'delete', []),
+    ),
+    ...writeSecurity(model, type, 'delete'),
   };
 }
 
-function linkOperation(type: ResourceType, relation: ManyToManyRelation, method: 'put' | 'delete'): Operation {
+/** Linking is an update of the record whose list the link goes in (docs/rules.md): its type's update rule and the list's write rule. */
+function linkOperation(model: Model, type: ResourceType, relation: ManyToManyRelation, names: ComponentNames, method: 'put' | 'delete'): Operation {
   const add = method === 'put';
   return {
     operationId: `${add ? 'addTo' : 'removeFrom'}${pascal(relation.name)}Of${type.name}`,
@@ -248,7 +268,12 @@ function linkOperation(type: ResourceType, relation: ManyToManyRelation, method:
     tags: [type.name],
     ...deprecatedIf(type.deprecated !== undefined || relation.deprecated !== undefined),
     parameters: [ref('parameters', 'id'), ref('parameters', 'targetId')],
-    responses: errors({ '204': { description: add ? 'Linked.' : 'Unlinked.' } }, ['BadRequest', 'Forbidden', 'NotFound', 'ContentTooLarge', 'UnsupportedMediaType']),
+    responses: errors(
+      { '204': { description: add ? 'Linked.' : 'Unlinked.' } },
+      ['BadRequest', 'NotFound', 'ContentTooLarge', 'UnsupportedMediaType'],
+      writeForbidden(model, type, names, 'update', [relation]),
+    ),
+    ...writeSecurity(model, type, 'update'),
   };
 }
 
@@ -277,16 +302,21 @@ export function preconditionRequired(options: ResourcePathOptions): ErrorRespons
 }
 
 /**
- * Adds the error responses (by component) and the two server-side ones. They
- * are listed status by status rather than as `default`, so that a status the
- * server was never meant to send shows up as undocumented.
+ * Adds the error responses (by component), the operation's own 403 when it
+ * has one, the 401 of a refused credential (any request may carry one) and
+ * the two server-side ones. They are listed status by status rather than as
+ * `default`, so that a status the server was never meant to send shows up
+ * as undocumented.
  */
 export function errors(
   responses: Record<string, Response | Reference>,
   names: readonly ErrorResponseName[],
+  forbidden?: Response,
 ): Record<string, Response | Reference> {
   const all: Record<string, Response | Reference> = { ...responses };
   for (const name of names) all[String(ERROR_RESPONSES[name])] = ref('responses', name);
+  all['401'] = ref('responses', 'Unauthenticated');
+  if (forbidden !== undefined) all['403'] = forbidden;
   all['500'] = ref('responses', 'InternalError');
   all['503'] = ref('responses', 'ServiceUnavailable');
   return all;

@@ -21,8 +21,10 @@ export function servicePaths(): Record<string, PathItem> {
         },
       },
     },
+    '401': ref('responses', 'Unauthenticated'),
     '503': ref('responses', 'ServiceUnavailable'),
   };
+  // A credential is checked on every route, this one too: a bad one is 401, a key set or database that does not answer 503.
   const document = {
     '200': {
       description: 'This OpenAPI 3.1 document.',
@@ -30,6 +32,8 @@ export function servicePaths(): Record<string, PathItem> {
       content: { 'application/json': { schema: { type: 'object', description: 'An OpenAPI 3.1 document.' } } },
     },
     '304': ref('responses', 'NotModified'),
+    '401': ref('responses', 'Unauthenticated'),
+    '503': ref('responses', 'ServiceUnavailable'),
   };
   const tags = [SERVICE_TAG];
   return {
