@@ -41,9 +41,11 @@ describePostgres('a PostgreSQL outage', (ctx) => {
   const unavailable = (response: HttpResponse, what: string): void => {
     expect(response.status, `${what}: ${response.text}`).toBe(503);
     expect(response.json.code, what).toBe('DATABASE_UNAVAILABLE');
+    expect(response.headers.get('retry-after'), what).toBe('5');
   };
   const graphqlUnavailable = (response: HttpResponse, what: string): void => {
     expect(response.status, what).toBe(200);
+    expect(response.headers.get('retry-after'), what).toBe('5');
     expect(response.json.errors.map((error: { extensions: { code: string } }) => error.extensions.code), `${what}: ${response.text}`).toEqual([
       'DATABASE_UNAVAILABLE',
     ]);
