@@ -62,3 +62,54 @@ describeEachDialect('REST behind a shared HTTP cache', (ctx) => {
     expect((await viaCache(path)).status).toBe(404);
   });
 });
+
+describeEachDialect('Answers under permission rules behind a shared HTTP cache', (ctx) => {
+  const secret = 'shared-cache-test-secret-0123456789abcdef';
+  let server: TestServer;
+  let cache: Dispatcher;
+  let owner: string;
+  const tokens = new Map<string, string>();
+
+  beforeAll(async () => {
+    server = await startServer(() => ctx.open(), { rules: true, server: { auth: { jwtSecret: secret } } });
+    owner = ((await http(server.url, 'GET', '/users?limit=1&fields=id')).json.data as { id: string }[])[0]?.id as string;
+    const { SignJWT } = await import('jose');
+    for (const [name, sub] of [
+      ['owner', owner],
+      ['stranger', `not-${owner}`],
+    ] as const) {
+      tokens.set(name, await new SignJWT({ sub, role: 'MEMBER' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(new TextEncoder().encode(secret)));
+    }
+    cache = new Agent().compose(interceptors.cache({ store: new cacheStores.MemoryCacheStore(), type: 'shared' }));
+  });
+  afterAll(async () => {
+    await cache.close();
+    await server.close();
+  });
+
+  const viaCache = async (path: string, who?: string): Promise<Record<string, unknown>> => {
+    const headers = who === undefined ? {} : { authorization: `Bearer ${tokens.get(who) ?? ''}` };
+    const response = await request(`${server.url}${path}`, { dispatcher: cache, headers });
+    expect(response.statusCode).toBe(200);
+    return (await response.body.json()) as Record<string, unknown>;
+  };
+
+  it('never hands one person’s answer to another, in either order, in either style', async () => {
+    const path = `/users/${owner}?fields=name,email`;
+    const profile = `/users/${owner}`;
+    const query = `/graphql?query=${encodeURIComponent(`{ user(id: "${owner}") { name email } }`)}`;
+    for (let round = 0; round < 2; round++) {
+      // The owner first, then the others, then the owner again: each sees only what is theirs.
+      expect((await viaCache(path, 'owner'))['email']).toMatch(/@/);
+      expect((await viaCache(path, 'stranger'))['email']).toBeNull();
+      expect(await viaCache(profile)).not.toHaveProperty('email');
+      expect((await viaCache(profile, 'owner'))['email']).toMatch(/@/);
+      const ownerGraphql = (await viaCache(query, 'owner'))['data'] as { user: { email: string } };
+      expect(ownerGraphql.user.email).toMatch(/@/);
+      const strangerGraphql = (await viaCache(query, 'stranger'))['data'] as { user: { email: string | null } };
+      expect(strangerGraphql.user.email).toBeNull();
+      const anonymousGraphql = await viaCache(query);
+      expect((anonymousGraphql['errors'] as { extensions: { code: string } }[])[0]?.extensions.code).toBe('FIELD_FORBIDDEN');
+    }
+  });
+});
