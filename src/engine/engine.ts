@@ -5,7 +5,7 @@ import type { WritePlan, WriteResult } from '../plan/write-plan.js';
 import type { Model } from '../schema/model.js';
 import type { Database } from '../storage/dialect.js';
 import { cachePolicyOf, personalPolicy, type CachePolicy } from './cache-policy.js';
-import { principalKey, type Principal } from '../plan/principal.js';
+import { askerKey, type Principal } from '../plan/principal.js';
 import { ChangeClock } from './change-clock.js';
 import { ReadExecutor, type ReadResult } from './read-executor.js';
 import { ifMatchMatches, ifNoneMatchMatches, lastModifiedHeader, strongEtag, unmodifiedSince, ValidatorCache } from './validators.js';
@@ -114,7 +114,7 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
 
   const readCached = async (request: CachedReadRequest): Promise<CachedReadResponse> => {
     const policy = personalPolicy(model, cachePolicyOf(model, request.plans), request.principal);
-    const key = model.hasRules ? `${request.key} ${principalKey(request.principal)}` : request.key;
+    const key = `${request.key} ${askerKey(model, request.principal)}`;
     const [only] = request.plans;
     const tables = request.plans.length === 1 && only !== undefined ? reader.compile(only).tables : [...new Set(request.plans.flatMap((plan) => reader.compile(plan).tables))];
     const revalidating = request.ifNoneMatch !== undefined || request.ifModifiedSince !== undefined;

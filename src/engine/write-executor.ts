@@ -151,7 +151,8 @@ export class WriteExecutor {
         if (field?.kind !== 'manyToMany') throw new Error(`${type.name}.${plan.field} is not a many-to-many relation`);
         await this.mustExist(tx, type, plan.id);
         const target = this.model.typesByName.get(field.target) as ResourceType;
-        await this.mustExist(tx, target, plan.targetId);
+        if (plan.rules?.target === undefined) await this.mustExist(tx, target, plan.targetId);
+        else await this.checkStoredRow(tx, target, plan.targetId, { params: plan.rules.params, visible: plan.rules.target });
         const statement =
           plan.kind === 'connect'
             ? compileLink(sql, field, plan.id, plan.targetId)

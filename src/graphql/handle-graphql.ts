@@ -1,7 +1,7 @@
 import { assertScalarType, getVariableValues, GraphQLError, OperationTypeNode } from 'graphql';
 import { cacheControlHeader } from '../engine/cache-policy.js';
 import type { CachePolicy, Engine } from '../engine/engine.js';
-import { principalKey, type Principal } from '../plan/principal.js';
+import { askerKey, type Principal } from '../plan/principal.js';
 import { ApiError, isApiError } from '../errors/api-error.js';
 import { FILTER_LIMITS } from '../plan/build-filter.js';
 import type { PlanLimits } from '../plan/build-read.js';
@@ -189,7 +189,7 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
     const rawVariables = params.variables ?? {};
     const { principal } = request;
     // Under rules a template holds its asker's values (their id in a row filter): one per principal.
-    const templateKey = derived.templateKey === undefined ? undefined : engine.model.hasRules ? `${principalKey(principal)} ${derived.templateKey}` : derived.templateKey;
+    const templateKey = derived.templateKey === undefined ? undefined : `${askerKey(engine.model, principal)} ${derived.templateKey}`;
     const bound = (templateKey === undefined ? undefined : templates.use(templateKey, rawVariables)) ?? compileFresh(chosen, rawVariables, templateKey, principal);
     if ('errors' in bound) return requestErrors(bound.errors);
 

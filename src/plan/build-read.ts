@@ -106,7 +106,8 @@ export function planReadList(
     }
     type = resourceType(model, field.target);
     parent = { type: parentType.name, field: field.name, id: params.add(options.parent.id) };
-    assertRelationReadable(scopeOf(model, params, options), parentType, field);
+    // A relation the asker may not read on every row cannot be listed on its own (`/users/42/<field>`).
+    assertReadable(scopeOf(model, params, options), parentType, field, 'list');
     const rule = rowRule(scopeOf(model, params, options), parentType);
     if (rule !== undefined) parent = { ...parent, rule };
   }
@@ -132,11 +133,6 @@ function withRule(node: ReadNode, rule: Filter | undefined): ReadNode {
 function scopeOf(model: Model, params: Params, options: PlanOptions): RuleScope {
   params.scope ??= { model, principal: options.principal, param: params.add };
   return params.scope;
-}
-
-/** A relation whose field the asker may not read on every row cannot be listed on its own (`/users/42/<field>`). */
-function assertRelationReadable(scope: RuleScope, type: ResourceType, field: Field): void {
-  assertReadable(scope, type, field, 'list');
 }
 
 /** The level of an embedded relation's records, once the limits allow it. */

@@ -65,7 +65,8 @@ export function planLink(model: Model, kind: 'connect' | 'disconnect', typeName:
   const rules = ruleParts(model, principal, (scope) => {
     const write = fieldWrite(scope, type, relation);
     if (write.kind === 'never') throw fieldForbidden(type, relation, 'change');
-    return { visible: rowRule(scope, type), allowed: asFilter(all([fold(scope, type, type.rules.update), write])) };
+    const target = rowRule(scope, resourceType(model, relation.target));
+    return { visible: rowRule(scope, type), allowed: asFilter(all([fold(scope, type, type.rules.update), write])), target };
   });
   return Object.freeze({ kind, type: type.name, field, id, targetId, ...rules });
 }
@@ -77,7 +78,7 @@ function ruleParts(model: Model, principal: Principal, build: (scope: RuleScope)
   const scope: RuleScope = { model, principal, param: (value): Param => ({ param: params.push(value) - 1 }) };
   const parts = build(scope);
   const rules: WriteRules = { params, ...definedOnly(parts) };
-  return rules.visible === undefined && rules.allowed === undefined && rules.check === undefined ? {} : { rules: Object.freeze(rules) };
+  return Object.keys(rules).length === 1 ? {} : { rules: Object.freeze(rules) };
 }
 
 /** Every field written must be writable by the asker: decided here where it can be, else part of the check. */

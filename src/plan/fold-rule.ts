@@ -1,5 +1,5 @@
 import type { Model, ResourceType } from '../schema/model.js';
-import type { Rule, RuleExpr, RuleOperand } from '../schema/rules.js';
+import type { RuleExpr, RuleOperand } from '../schema/rules.js';
 import type { Principal } from './principal.js';
 import type { CompareOp, Filter, Param } from './read-plan.js';
 
@@ -18,11 +18,6 @@ export interface FoldContext {
   readonly model: Model;
   readonly principal: Principal;
   readonly param: (value: unknown) => Param;
-}
-
-/** Several rules for the same operation (repeated `@allow`) allow what any of them allows; none at all allows nothing. */
-export function foldRules(ctx: FoldContext, type: ResourceType, rules: readonly Rule[]): FoldedRule {
-  return any(rules.map((rule) => foldExpr(ctx, type, rule.expr)));
 }
 
 export function foldExpr(ctx: FoldContext, type: ResourceType, expr: RuleExpr): FoldedRule {

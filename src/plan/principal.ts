@@ -1,3 +1,5 @@
+import type { Model } from '../schema/model.js';
+
 /**
  * Who is asking: built once per request at the HTTP edge (src/server/) from
  * its credentials, and handed to the plan builders, which turn the schema's
@@ -18,6 +20,15 @@ export interface Principal {
 }
 
 export const ANONYMOUS: Principal = Object.freeze({ id: null, role: null, claims: Object.freeze({}), admin: false, via: 'anonymous' });
+
+/**
+ * What sets apart the answers of one asker from another's under a model's
+ * rules, for the keys of plan templates and validators: empty for a schema
+ * without rules, where everyone gets the same answers.
+ */
+export function askerKey(model: Model, principal: Principal): string {
+  return model.hasRules ? principalKey(principal) : '';
+}
 
 const keys = new WeakMap<Principal, string>();
 

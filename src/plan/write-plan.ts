@@ -21,6 +21,8 @@ export interface WriteRules {
   readonly visible?: Filter;
   /** The stored rows the asker may change this way: outside them, 403. */
   readonly allowed?: Filter;
+  /** Links: the target records the asker may see; a link to one outside them is a 404, as to a missing one. */
+  readonly target?: Filter;
   /** What the record as written must satisfy (create and update rules, field write rules): otherwise 403 and nothing is kept. */
   readonly check?: Filter;
 }

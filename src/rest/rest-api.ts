@@ -16,7 +16,7 @@ import { listLinks, pageCursors, renderList, type PageCursors } from './render-l
 import { parseQueryString, parseRestQuery, type RestQuery } from './query-params.js';
 import { header, methodNotAllowed } from './route-helpers.js';
 import { principalOf } from '../auth/request-principal.js';
-import { principalKey } from '../plan/principal.js';
+import { askerKey } from '../plan/principal.js';
 
 export interface RestApiOptions {
   readonly engine: Engine;
@@ -88,8 +88,7 @@ function params(request: FastifyRequest): Params {
  */
 function planFor(options: RestContext, request: FastifyRequest, key: string, id: string | undefined, build: () => RequestTemplate): RequestTemplate {
   // Under rules a template holds its asker's values (their id in a row filter): one per principal.
-  const asker = options.engine.model.hasRules ? `${principalKey(principalOf(request))} ` : '';
-  const templateKey = `${asker}${key}`;
+  const templateKey = `${askerKey(options.engine.model, principalOf(request))} ${key}`;
   let template = options.templates.get(templateKey);
   if (template === undefined) {
     template = build();
