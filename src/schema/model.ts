@@ -169,6 +169,18 @@ export function isRelation(field: Field): field is RelationField {
   return field.kind === 'toOne' || field.kind === 'toMany' || field.kind === 'manyToMany';
 }
 
+/**
+ * Whether a write's input may set the field: not server-managed, or
+ * `@readonly` with a `write` rule that names who may (docs/rules.md:
+ * `suspendedReason: String @readonly @allow(write: "auth.role == MODERATOR")`).
+ * The id and the timestamps the server keeps are never input.
+ */
+export function takesInput(field: ScalarField | ToOneRelation): boolean {
+  if (!field.readonly) return true;
+  const managed = field.kind === 'scalar' && field.auto !== undefined;
+  return !managed && field.rules.write !== undefined;
+}
+
 export function isListRelation(field: Field): field is ToManyRelation | ManyToManyRelation {
   return field.kind === 'toMany' || field.kind === 'manyToMany';
 }

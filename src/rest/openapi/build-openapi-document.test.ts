@@ -194,7 +194,9 @@ describe('the OpenAPI document', () => {
     const create = schema(document, 'UserCreate');
     expect(create['required']).toEqual(['name', 'email']);
     expect(create['additionalProperties']).toBe(false);
-    for (const managed of ['id', 'createdAt', 'updatedAt', 'suspendedReason', 'posts', 'followers']) expect(create.properties).not.toHaveProperty(managed);
+    for (const managed of ['id', 'createdAt', 'updatedAt', 'posts', 'followers']) expect(create.properties).not.toHaveProperty(managed);
+    // @readonly with a write rule: input for those the rule allows.
+    expect(create.properties).toHaveProperty('suspendedReason');
     expect(create.properties['role']).toMatchObject({ $ref: '#/components/schemas/Role', default: 'MEMBER' });
     expect(create.properties['profilePicture']).toMatchObject({ type: 'null' });
     expect(create.properties['birthday']).toMatchObject({ type: ['string', 'null'], format: 'date-time' });

@@ -1,5 +1,5 @@
 import { FORMAT_INFO, IMAGE_FORMATS } from '../../files/image-format.js';
-import type { Field, Model, ResourceType } from '../../schema/model.js';
+import { takesInput, type Field, type Model, type ResourceType } from '../../schema/model.js';
 import type { ComponentNames } from './component-names.js';
 import { annotations, fileUrlSchema, orNull, scalarFieldSchema } from './field-schemas.js';
 import { ref, type JsonSchema, type MediaType } from './openapi-types.js';
@@ -60,7 +60,7 @@ function recordProperty(model: Model, field: Field): JsonSchema {
 /** The fields a JSON body may set: scalars and to-one ids that are not server-managed, and files (only to remove them). */
 export function writableFields(type: ResourceType): Field[] {
   return type.fields.filter(
-    (field) => ((field.kind === 'scalar' || field.kind === 'toOne') && !field.readonly) || (field.kind === 'file' && field.nullable),
+    (field) => ((field.kind === 'scalar' || field.kind === 'toOne') && takesInput(field)) || (field.kind === 'file' && field.nullable),
   );
 }
 
