@@ -181,6 +181,17 @@ export function takesInput(field: ScalarField | ToOneRelation): boolean {
   return !managed && field.rules.write !== undefined;
 }
 
+/**
+ * Whether the field's read rule can refuse someone (anything but none or
+ * `"true"`): then some askers get null for it (masked on rows they may not
+ * see, or withheld in GraphQL), so the documents that describe answers
+ * (GraphQL's output types, OpenAPI's records) say it may be null.
+ */
+export function readMayBeRefused(field: Field): boolean {
+  const rule = field.rules.read;
+  return rule !== undefined && !(rule.expr.kind === 'const' && rule.expr.value);
+}
+
 export function isListRelation(field: Field): field is ToManyRelation | ManyToManyRelation {
   return field.kind === 'toMany' || field.kind === 'manyToMany';
 }

@@ -13,7 +13,7 @@ import {
   type GraphQLOutputType,
   type GraphQLScalarType,
 } from 'graphql';
-import type { Field, Model, ResourceType, ScalarField, ScalarName } from '../../schema/model.js';
+import { readMayBeRefused, type Model, type ResourceType, type ScalarField, type ScalarName } from '../../schema/model.js';
 import type { FieldRole } from './roles.js';
 import { DateTimeScalar, JsonScalar } from './scalars.js';
 import { describe, resourceType, type SchemaContext } from './schema-context.js';
@@ -74,23 +74,13 @@ export function scalarInputType(ctx: SchemaContext, field: ScalarField, required
 
 function scalarOutputType(ctx: SchemaContext, field: ScalarField): GraphQLOutputType {
   const base = field.enum === undefined ? SCALARS[field.scalar] : ctx.enumType(field.enum);
-  const nullable = field.nullable || mayBeWithheld(field);
+  // A refused `email: String!` is null for that asker: it must not null out the whole record.
+  const nullable = field.nullable || readMayBeRefused(field);
   if (field.list) {
     const list = new GraphQLList(new GraphQLNonNull(base));
     return nullable ? list : new GraphQLNonNull(list);
   }
   return nullable ? base : new GraphQLNonNull(base);
-}
-
-/**
- * A field with a read rule that can refuse someone is null for those it
- * refuses (with FIELD_FORBIDDEN at its path, or masked on rows they may
- * not see), so its output type is nullable whatever the SDL says: a
- * refused `email: String!` must not null out the whole record.
- */
-function mayBeWithheld(field: Field): boolean {
-  const rule = field.rules.read;
-  return rule !== undefined && !(rule.expr.kind === 'const' && rule.expr.value);
 }
 
 export function objectType(ctx: SchemaContext, typeName: string, roles: ReadonlyMap<string, FieldRole>): GraphQLObjectType {
@@ -114,14 +104,14 @@ export function objectType(ctx: SchemaContext, typeName: string, roles: Readonly
             const sizes = field.image.sizes.join(', ');
             fields[name] = {
               ...common,
-              type: field.nullable || mayBeWithheld(field) ? GraphQLString : new GraphQLNonNull(GraphQLString),
+              type: field.nullable || readMayBeRefused(field) ? GraphQLString : new GraphQLNonNull(GraphQLString),
               args: { size: { type: GraphQLInt, description: `Width in pixels: ${sizes}; other widths snap up to the next of these.` } },
             };
             break;
           }
           case 'toOne': {
             const target = ctx.objectType(role.target.name);
-            const nullable = field?.kind === 'toOne' && (field.nullable || mayBeWithheld(field));
+            const nullable = field?.kind === 'toOne' && (field.nullable || readMayBeRefused(field));
             fields[name] = { ...common, type: nullable ? target : new GraphQLNonNull(target) };
             break;
           }
@@ -129,7 +119,7 @@ export function objectType(ctx: SchemaContext, typeName: string, roles: Readonly
             const list = new GraphQLList(new GraphQLNonNull(ctx.objectType(role.target.name)));
             fields[name] = {
               ...common,
-              type: field !== undefined && mayBeWithheld(field) ? list : new GraphQLNonNull(list),
+              type: field !== undefined && readMayBeRefused(field) ? list : new GraphQLNonNull(list),
               args: listArguments(ctx, role.target),
             };
             break;

@@ -221,6 +221,9 @@ describe('the OpenAPI document', () => {
     expect(user.properties['createdAt']).toMatchObject({ type: 'string', format: 'date-time', readOnly: true });
     expect(user.properties['interests']).toMatchObject({ type: ['array', 'null'], items: { type: 'string' } });
     expect(user.properties['preferences']).not.toHaveProperty('type');
+    // Read only by the user themself: null on other users' records, though the SDL says String!.
+    expect(user.properties['email']).toMatchObject({ type: ['string', 'null'] });
+    expect(user.properties['name']).toMatchObject({ type: 'string' });
     expect(user.properties['posts']).toMatchObject({ type: 'array', items: { $ref: '#/components/schemas/Post' } });
     expect(schema(document, 'Product').properties['stock']).toMatchObject({ type: 'integer', format: 'int32', minimum: -(2 ** 31), maximum: 2 ** 31 - 1 });
     expect(schema(document, 'Post').properties['author']).toMatchObject({
