@@ -135,7 +135,7 @@ export async function runOperation(ctx: RunContext, op: RunnableOperation, cache
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
-/** A root field's JSON and the plan that read it (none when nothing was read: a delete of nothing). */
+/** A root field's JSON and the plan that read it, whose withheld fields are reported at their paths. */
 interface Read {
   readonly json: string;
   readonly plan: ReadPlan | undefined;
