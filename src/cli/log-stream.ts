@@ -7,7 +7,7 @@ export type LogStream = { write(line: string): void } | undefined;
  * as a log collector or a pipe. The request fields are in each line's
  * message already, so the pretty form leaves them out; the request id stays.
  */
-export async function createLogStream(terminal: boolean): Promise<LogStream> {
+export async function createLogStream(terminal: boolean, destination?: NodeJS.WritableStream): Promise<LogStream> {
   if (!terminal) return undefined;
   // Loaded only for a terminal: a server writing JSON never pays for it.
   const { build } = await import('pino-pretty');
@@ -17,5 +17,6 @@ export async function createLogStream(terminal: boolean): Promise<LogStream> {
     singleLine: true,
     // A terminal is read by a person: lines must not be lost when the process exits.
     sync: true,
+    ...(destination === undefined ? {} : { destination }),
   });
 }
