@@ -3,11 +3,15 @@ import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 /**
  * One log line per request, written when the response is done: method, URL,
  * status and time taken, with the request id the request's logger carries.
- * Fastify's own are two lines ("incoming request", "request completed")
- * holding the same facts; everything else it logs is left as it is.
+ * Fastify's own are two lines at info ("incoming request", "request
+ * completed"); the first is kept at debug, where it shows the headers.
+ * Everything else Fastify logs is left as it is.
  */
 export class RequestLog extends LogController {
-  override incomingRequest(): void {}
+  /** The request's headers (credentials redacted by the logger's options), for debugging only. */
+  override incomingRequest(request: FastifyRequest): void {
+    request.log.debug({ req: request }, 'incoming request');
+  }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const ms = Math.round(reply.elapsedTime * 10) / 10;
