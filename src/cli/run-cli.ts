@@ -14,8 +14,10 @@ import type { Database } from '../storage/dialect.js';
 import { formatPlan, migrate } from '../storage/migrate/migrate.js';
 import { openDatabase } from '../storage/open-database.js';
 import { createServer } from '../server/create-server.js';
+import { checkPort, describePortError } from './check-port.js';
 import { databaseFromEnv } from './database-env.js';
 import { demoSecretPath, loadDemoSecret } from './demo-secret.js';
+import { createLogStream } from './log-stream.js';
 
 /** Errors the CLI reports as one line and a non-zero exit, never a stack trace. */
 class CliError extends Error {}
@@ -27,6 +29,7 @@ export async function runCli(argv: readonly string[]): Promise<void> {
   const program = new Command()
     .name('diglot')
     .description('One GraphQL SDL schema, served as REST and GraphQL from one engine, on SQLite or PostgreSQL.')
+    .version(packageVersion(), '-v, --version', 'print the version')
     .showHelpAfterError();
 
   const withSchema = (command: Command): Command =>
@@ -249,6 +252,8 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
         'Add rules (docs/rules.md), listen on 127.0.0.1, or pass --allow-open-writes if that is what you want.',
     );
   }
+  // Nothing is created or migrated until the port is known to be ours.
+  await checkPort(options.host, options.port);
   const db = await openDatabase(options.db, { statementTimeoutMs: options.queryTimeout });
   const result = await migrate(db, model, { allowDestructive: false, dryRun: false }).catch(async (error: unknown) => {
     await db.close();
@@ -264,10 +269,11 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
   // The demo (`start`) has credentials ready to use: a secret made on first start and kept, unless the environment gives its own.
   const demo = seedIfEmpty ? { path: demoSecretPath(options.db, options.files), secret: loadDemoSecret(demoSecretPath(options.db, options.files)) } : undefined;
   if (demo !== undefined) auth = { jwtSecret: demo.secret.jwtSecret, adminKey: demo.secret.adminKey, ...auth };
+  const logStream = await createLogStream(process.stdout.isTTY);
   const app = await createServer({
     engine,
     auth,
-    logger: { level: process.env['LOG_LEVEL'] ?? 'info' },
+    logger: { level: process.env['LOG_LEVEL'] ?? 'info', ...(logStream === undefined ? {} : { stream: logStream }) },
     exposeInternals: process.env['NODE_ENV'] === 'development',
     requireIfMatch: options.requireIfMatch,
     graphql: {
@@ -281,7 +287,11 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
     await db.close();
     throw error;
   });
-  await app.listen({ port: options.port, host: options.host });
+  await app.listen({ port: options.port, host: options.host }).catch(async (error: unknown) => {
+    await app.close();
+    await db.close();
+    throw new CliError(describePortError(error as NodeJS.ErrnoException, options.port));
+  });
 
   // Graceful shutdown: stop accepting, let in-flight requests finish, then close the database.
   // Installed before the banner: whoever waits for it may signal at once.
@@ -336,6 +346,12 @@ async function demoCredentials(auth: AuthOptions, secretPath: string): Promise<s
     ownAdminKey ? '  Admin key  the value of DIGLOT_ADMIN_KEY' : `  Admin key  ${auth.adminKey ?? ''}   (kept in ${secretPath})`,
     `  Member     ${token}   (user ${DEMO_USER}, role MEMBER, valid 7 days)`,
   ];
+}
+
+/** The version in package.json, two folders up from both src/cli and dist/cli. */
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
 }
 
 function describe(error: unknown): string {

@@ -1,7 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +25,18 @@ beforeAll(() => {
 
 function diglot(args: readonly string[], env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 });
+}
+
+/** As diglot(), without blocking this process (which may be holding a port the command needs to find taken). */
+function diglotAsync(args: readonly string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
 }
 
 function writeSchema(name: string, text: string): string {
@@ -76,6 +89,31 @@ describe('secure by default', () => {
     expect(refused.status).not.toBe(0);
     expect(refused.stderr).toContain('--allow-open-writes');
     expect(existsSync(db)).toBe(false);
+  });
+});
+
+describe('diglot --version', () => {
+  it("prints package.json's version", () => {
+    const result = diglot(['--version']);
+    expect(result.status).toBe(0);
+    expect(result.stdout.trim()).toBe((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
+  });
+});
+
+describe('a busy port', () => {
+  it.each(['serve', 'start'])('%s names the port, exits non-zero and leaves no database behind', async (command) => {
+    const taken = createNetServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const db = join(mkdtempSync(join(work, 'busy-')), 'busy.db');
+      const result = await diglotAsync([command, '--schema', EXAMPLE_SCHEMA, '--db', db, '--port', String(port)]);
+      expect(result.status).toBe(1);
+      expect(result.stderr.trim()).toBe(`diglot: port ${port} is in use (EADDRINUSE); choose another with --port`);
+      expect(readdirSync(dirname(db))).toEqual([]);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 });
 
@@ -151,6 +189,44 @@ describe.runIf(process.platform === 'linux')('the server process', () => {
     const child = await serveProcess({ NODE_OPTIONS: '' }, true);
     expect(SERVER_NODE_FLAGS.some((flag) => nodeFlagsOf(child.pid).includes(flag))).toBe(false);
     expect(child.connected).toBe(true);
+  });
+});
+
+describe.runIf(process.platform === 'linux')('log output', () => {
+  /** Runs `diglot serve` (through `script` for a terminal), sends one request, and returns the log line it wrote. */
+  async function logLineOf(terminal: boolean): Promise<string> {
+    const args = [BIN, 'serve', '--schema', EXAMPLE_SCHEMA, '--db', join(mkdtempSync(join(work, 'log-')), 'a.db'), '--port', '0'];
+    // util-linux's script gives the command a pseudo-terminal as its stdout, as a person's terminal would.
+    const child = terminal
+      ? spawn('script', ['-qfec', [process.execPath, ...args].map((arg) => `'${arg}'`).join(' '), '/dev/null'], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'info' } })
+      : spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'info' } });
+    servers.push(child);
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const waitFor = (pattern: RegExp): Promise<RegExpExecArray> =>
+      new Promise((resolve, reject) => {
+        const check = (): void => {
+          const match = pattern.exec(out);
+          if (match !== null) resolve(match);
+        };
+        child.stdout.on('data', check);
+        child.once('exit', (code) => reject(new Error(`exited ${String(code)}: ${out}`)));
+        check();
+      });
+    const origin = (await waitFor(/REST API\s+(http:\/\/[^/\s]+)/))[1] as string;
+    expect((await fetch(`${origin}/users?limit=1`, { headers: { 'x-request-id': 'log-test' } })).status).toBe(200);
+    return (await waitFor(/^.*log-test.*$/m))[0];
+  }
+
+  it('is one JSON object a line when stdout is not a terminal', async () => {
+    expect(JSON.parse(await logLineOf(false))).toMatchObject({ level: 30, reqId: 'log-test', method: 'GET', url: '/users?limit=1', status: 200, msg: expect.stringMatching(/^GET \/users\?limit=1 200 [\d.]+ ms$/) });
+  });
+
+  it('is a pretty, coloured line with a wall-clock time on a terminal', async () => {
+    const line = await logLineOf(true);
+    expect(line).toContain('\u001b[');
+    // eslint-disable-next-line no-control-regex -- the colours are checked above; the words here
+    expect(line.replace(/\u001b\[\d+m/g, '').trim()).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/users\?limit=1 200 [\d.]+ ms \{"reqId":"log-test"\}$/);
   });
 });
 
