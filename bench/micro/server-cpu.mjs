@@ -198,10 +198,10 @@ try {
   for (const [index, [build, variant]] of plan.entries()) {
     const port = 7400 + index;
     const { child, db } = await start(build, variant, port);
-    servers.push({ build: build in HAND_WRITTEN || variants.length === 1 ? build : `${build} (${variant})`, variant, port, child, db, rounds: [] });
+    servers.push({ build: build in HAND_WRITTEN || variants.length === 1 ? build : `${build} (${variant})`, variant, hand: build in HAND_WRITTEN, port, child, db, rounds: [] });
   }
   // On PostgreSQL each server, alone on its copy, takes the writer lease: measure it with the lease.
-  if (options.db.startsWith('postgres')) for (const server of servers) await untilSoleDiglotOn(server.db, root);
+  if (options.db.startsWith('postgres')) for (const server of servers) if (server.hand !== true) await untilSoleDiglotOn(server.db, root);
   for (const server of servers) server.requests = await requestsFor(`http://127.0.0.1:${server.port}`, server.variant);
   for (const server of servers) await load(server, 2);
   for (let round = 0; round < Number(options.rounds); round++) {
