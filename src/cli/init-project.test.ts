@@ -26,7 +26,7 @@ describe('diglot init', () => {
     expect(loaded.model.hasRules).toBe(true);
     expect(loaded.model.types.map((type) => type.name)).toEqual(['Member', 'Note']);
     const file = readConfigFile(join(directory, 'diglot.config.json'), true);
-    expect(resolveOptions(['schema', 'port'], { flags: {}, env: {}, file }).values).toEqual({ schema: ['schema.graphql'], port: 4000 });
+    expect(resolveOptions(['schema', 'port'], { flags: {}, env: {}, file }).values).toEqual({ schema: [join(directory, 'schema.graphql')], port: 4000 });
     expect(readFileSync(join(directory, '.gitignore'), 'utf8').split('\n')).toEqual(expect.arrayContaining(['*.db', '*.db-wal', '*.db.secret', '.diglot/']));
   });
 

@@ -100,6 +100,87 @@ describe('diglot --version', () => {
   });
 });
 
+/** The CLI run in `cwd` (a user's own folder), with a clean environment of Diglot variables. */
+function diglotIn(cwd: string, args: readonly string[], env: Record<string, string> = {}) {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('DIGLOT_') && name !== 'PORT' && name !== 'HOST'));
+  return spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', cwd, env: { ...clean, ...env }, timeout: 60_000 });
+}
+
+describe('a new project: init, the configuration file, the schema looked for', () => {
+  it('serve in a folder without a schema says what it looked for, and creates nothing', () => {
+    const folder = mkdtempSync(join(work, 'empty-'));
+    const result = diglotIn(folder, ['serve', '--port', '0']);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('no schema: looked for --schema, DIGLOT_SCHEMA, "schema" in diglot.config.json, and ./schema.graphql');
+    expect(result.stderr).toContain('diglot init');
+    expect(readdirSync(folder)).toEqual([]);
+  });
+
+  it('init writes a project that check accepts from ./schema.graphql, and refuses to run twice', () => {
+    const folder = mkdtempSync(join(work, 'init-'));
+    const first = diglotIn(folder, ['init']);
+    expect(first.status, first.stderr).toBe(0);
+    expect(readdirSync(folder).sort()).toEqual(['.gitignore', 'diglot.config.json', 'schema.graphql']);
+    const check = diglotIn(folder, ['check']);
+    expect(check.status, check.stderr).toBe(0);
+    expect(check.stdout).toContain('2 types');
+    const again = diglotIn(folder, ['init']);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toContain('already exist');
+  });
+
+  it('takes a flag over the environment over the configuration file, and refuses an unknown key where it is written', () => {
+    const folder = mkdtempSync(join(work, 'config-'));
+    writeFileSync(join(folder, 'a.graphql'), 'type Alpha { id: ID!\n name: String! }\n');
+    writeFileSync(join(folder, 'b.graphql'), 'type Beta { id: ID!\n name: String! }\ntype Gamma { id: ID! }\n');
+    writeFileSync(join(folder, 'c.graphql'), 'type Delta { id: ID! }\ntype Epsilon { id: ID! }\ntype Zeta { id: ID! }\n');
+    writeFileSync(join(folder, 'diglot.config.json'), '{\n  // the model\n  "schema": ["a.graphql"],\n}\n');
+    expect(diglotIn(folder, ['check']).stdout).toContain('1 types');
+    expect(diglotIn(folder, ['check'], { DIGLOT_SCHEMA: 'b.graphql' }).stdout).toContain('2 types');
+    expect(diglotIn(folder, ['check', '--schema', 'c.graphql'], { DIGLOT_SCHEMA: 'b.graphql' }).stdout).toContain('3 types');
+    writeFileSync(join(folder, 'other.json'), '{\n  "schema": ["a.graphql"],\n  "prot": 4000\n}\n');
+    const refused = diglotIn(folder, ['--config', 'other.json', 'check']);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr.trim()).toBe('diglot: other.json:3:3 unknown option "prot"; did you mean "port"?');
+    const missing = diglotIn(folder, ['check'], { DIGLOT_CONFIG: 'nowhere.json' });
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain('nowhere.json');
+  });
+
+  it('init, then start, then a REST and a GraphQL request', async () => {
+    const folder = mkdtempSync(join(work, 'first-run-'));
+    expect(diglotIn(folder, ['init']).status).toBe(0);
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('DIGLOT_')));
+    const child = spawn(process.execPath, [BIN, 'start', '--port', '0'], { cwd: folder, env: { ...clean, DIGLOT_LOG_LEVEL: 'warn' } });
+    try {
+      let banner = '';
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const origin = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          banner += chunk.toString();
+          const match = /REST API\s+(http:\/\/[^/\s]+)/.exec(banner);
+          if (match?.[1] !== undefined && banner.includes('Member')) resolve(match[1]);
+        });
+        child.once('exit', (code) => reject(new Error(`exited ${String(code)}: ${stderr}`)));
+      });
+      const members = await fetch(`${origin}/members?limit=2&fields=name`);
+      expect(members.status).toBe(200);
+      expect(((await members.json()) as { data: unknown[] }).data).toHaveLength(2);
+      const graphql = await fetch(`${origin}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ members(first: 1) { name } }' }),
+      });
+      expect(graphql.status).toBe(200);
+      expect(((await graphql.json()) as { errors?: unknown }).errors).toBeUndefined();
+      expect(readdirSync(folder)).toContain('diglot.db');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
+
 describe('a busy port', () => {
   it.each(['serve', 'start'])('%s names the port, exits non-zero and leaves no database behind', async (command) => {
     const taken = createNetServer();

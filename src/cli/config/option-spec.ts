@@ -19,8 +19,8 @@ export interface OptionSpec<T> {
   readonly description: string;
   /** A credential: never printed as a default, and the template suggests the environment for it. */
   readonly secret?: boolean;
-  /** The commands that take it; absent means serve and start only. */
-  readonly commands?: readonly string[];
+  /** A file or folder: written in the configuration file, it is relative to that file's folder. */
+  readonly path?: boolean;
 }
 
 /** The values of a table of options, by key: an option without a default may be undefined. */

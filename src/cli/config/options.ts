@@ -2,10 +2,6 @@ import { DEFAULT_FILES_DIRECTORY } from '../../files/file-service.js';
 import { flag, integer, list, oneOf, port, text } from './option-kinds.js';
 import type { OptionSpec } from './option-spec.js';
 
-const SCHEMA_COMMANDS = ['check', 'migrate', 'seed', 'serve', 'start'];
-const DATABASE_COMMANDS = ['migrate', 'seed', 'serve', 'start', 'keys', 'webhooks'];
-const FILES_COMMANDS = ['seed', 'serve', 'start'];
-
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
@@ -22,7 +18,7 @@ export const OPTIONS = {
     kind: list('<files>'),
     default: undefined,
     description: 'GraphQL SDL file(s); without it, ./schema.graphql',
-    commands: SCHEMA_COMMANDS,
+    path: true,
   },
   db: {
     key: 'db',
@@ -32,7 +28,7 @@ export const OPTIONS = {
     kind: text('<path|url>'),
     default: 'diglot.db',
     description: 'SQLite file path or postgres:// URL',
-    commands: DATABASE_COMMANDS,
+    path: true,
   },
   files: {
     key: 'files',
@@ -41,7 +37,7 @@ export const OPTIONS = {
     kind: text('<dir>'),
     default: DEFAULT_FILES_DIRECTORY,
     description: 'directory for uploaded files and their resized variants',
-    commands: FILES_COMMANDS,
+    path: true,
   },
   port: {
     key: 'port',
@@ -92,6 +88,7 @@ export const OPTIONS = {
     kind: text('<file>'),
     default: undefined,
     description: 'trusted GraphQL documents: a JSON map of sha256 → query, or an Apollo manifest',
+    path: true,
   },
   onlyPersisted: {
     key: 'onlyPersisted',
@@ -115,7 +112,7 @@ export const OPTIONS = {
     env: ['DIGLOT_ADMIN_KEY'],
     kind: text('<key>', minimumLength(32, 'an admin key')),
     default: undefined,
-    description: 'a request sent with Authorization: Bearer <this> acts as the admin role (32 characters or more)',
+    description: 'a request sent with Authorization: Bearer <this> acts as the admin role (32 characters or more; prefer the environment: a flag shows in ps)',
     secret: true,
   },
   jwtSecret: {
@@ -124,7 +121,7 @@ export const OPTIONS = {
     env: ['DIGLOT_JWT_SECRET'],
     kind: text('<secret>', minimumLength(32, 'a JWT secret')),
     default: undefined,
-    description: 'accept HS256/384/512 tokens signed with this secret (32 bytes or more)',
+    description: 'accept HS256/384/512 tokens signed with this secret (32 bytes or more; prefer the environment: a flag shows in ps)',
     secret: true,
   },
   jwtPublicKey: {
@@ -134,6 +131,7 @@ export const OPTIONS = {
     kind: text('<file>'),
     default: undefined,
     description: 'accept RS/PS/ES/EdDSA tokens signed by the key in this file (PEM or JWK)',
+    path: true,
   },
   jwksUrl: {
     key: 'jwksUrl',

@@ -44,8 +44,8 @@ describe('option precedence', () => {
   it('reads a list from repeated flags, a comma-separated variable or an array', () => {
     expect(resolveOptions(['schema'], { flags: { schema: ['a.graphql', 'b.graphql'] }, env: {}, file: undefined }).values.schema).toEqual(['a.graphql', 'b.graphql']);
     expect(resolveOptions(['schema'], { flags: {}, env: { DIGLOT_SCHEMA: 'a.graphql, b.graphql' }, file: undefined }).values.schema).toEqual(['a.graphql', 'b.graphql']);
-    const file = parseConfigText('c.json', '{ "schema": ["model/users.graphql"] }');
-    expect(resolveOptions(['schema'], { flags: {}, env: {}, file }).values.schema).toEqual(['model/users.graphql']);
+    const file = parseConfigText('/app/c.json', '{ "schema": ["model/users.graphql"] }');
+    expect(resolveOptions(['schema'], { flags: {}, env: {}, file }).values.schema).toEqual(['/app/model/users.graphql']);
   });
 });
 
@@ -78,10 +78,11 @@ describe('option problems', () => {
 
 describe('the configuration template', () => {
   it('reads back as every option at its default, from the file', () => {
-    const file = parseConfigText('diglot.config.json', configTemplate());
+    const file = parseConfigText('/app/diglot.config.json', configTemplate());
     const { values, sources } = resolveOptions(ALL, { flags: {}, env: {}, file });
     for (const key of ALL) {
-      expect(values[key], key).toEqual(OPTIONS[key].default);
+      const spec: { default: unknown; path?: boolean } = OPTIONS[key];
+      expect(values[key], key).toEqual(spec.path === true && typeof spec.default === 'string' ? `/app/${spec.default}` : spec.default);
       expect(sources[key], key).toBe(OPTIONS[key].default === undefined ? 'default' : 'file');
     }
   });
@@ -94,5 +95,19 @@ describe('the configuration template', () => {
     }
     expect(template).toContain('// "adminKey": "<key>"');
     expect(template).toContain('// "jwtSecret": "<secret>"');
+  });
+});
+
+describe('paths in the configuration file', () => {
+  it('are relative to the file, while URLs and paths from flags are kept as written', () => {
+    const file = parseConfigText('/srv/app/diglot.config.json', '{ "schema": ["model.graphql"], "db": "data/app.db", "files": "/var/files" }');
+    expect(resolveOptions(['schema', 'db', 'files'], { flags: {}, env: {}, file }).values).toEqual({
+      schema: ['/srv/app/model.graphql'],
+      db: '/srv/app/data/app.db',
+      files: '/var/files',
+    });
+    const url = parseConfigText('/srv/app/diglot.config.json', '{ "db": "postgres://u@db:5432/app" }');
+    expect(resolveOptions(['db'], { flags: {}, env: {}, file: url }).values.db).toBe('postgres://u@db:5432/app');
+    expect(resolveOptions(['db'], { flags: { db: 'here.db' }, env: {}, file }).values.db).toBe('here.db');
   });
 });

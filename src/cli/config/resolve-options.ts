@@ -1,3 +1,4 @@
+import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { suggest } from '../../util/suggest.js';
 import { OptionValueError } from './option-kinds.js';
@@ -81,7 +82,8 @@ export function resolveOptions<const K extends OptionKey>(
     } else if (envName !== undefined) {
       read(envName, () => kind.fromText(input.env[envName] ?? ''), 'env');
     } else if (file !== undefined && file.values[key] !== undefined) {
-      read(`${file.where([key])} ${key}`, () => kind.fromJson(file.values[key]), 'file');
+      const relative = 'path' in spec && spec.path;
+      read(`${file.where([key])} ${key}`, () => (relative ? besideFile(file.path, kind.fromJson(file.values[key])) : kind.fromJson(file.values[key])), 'file');
     } else {
       values[key] = spec.default;
       sources[key] = 'default';
@@ -89,4 +91,11 @@ export function resolveOptions<const K extends OptionKey>(
   }
   if (problems.length > 0) throw new OptionsError(problems);
   return { values: Object.freeze(values) as Pick<Options, K>, sources: Object.freeze(sources) };
+}
+
+/** A path written in the configuration file, relative to the file's folder (as tsconfig.json's are); URLs are kept. */
+function besideFile(file: string, value: unknown): unknown {
+  const place = (path: string): string => (/^[a-z][a-z0-9+.-]*:\/\//i.test(path) ? path : resolve(dirname(file), path));
+  if (typeof value === 'string') return place(value);
+  return Array.isArray(value) ? Object.freeze(value.map((item) => place(String(item)))) : value;
 }
