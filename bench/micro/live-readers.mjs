@@ -12,9 +12,9 @@
 //   - messages lost (a reader that never saw a name written to its record) and messages not caused by a write;
 //   - server memory per idle reader: the server's RSS and V8 heap (after a full GC) with every reader connected
 //     and idle, minus the same before any connected, divided by the readers.
-// Linux or macOS; the numbers depend on the machine (2 shared cores here), so read them as "about".
+// Linux (/proc); the numbers depend on the machine (2 shared cores here), so read them as "about".
 import { fork } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -154,6 +154,7 @@ async function main() {
   let sequence = 0;
   const writes = [];
   const interval = 1000 / rate;
+  const cpuBefore = cpuOf(child.pid);
   const t0 = performance.now();
   for (let n = 0; n < rate * seconds; n++) {
     const due = t0 + n * interval;
@@ -172,6 +173,8 @@ async function main() {
     );
   }
   await Promise.all(writes);
+  const writeSeconds = (performance.now() - t0) / 1000;
+  const cpuDuring = cpuOf(child.pid) - cpuBefore;
   await new Promise((done) => setTimeout(done, 2000));
   const lost = [...waiting.values()].reduce((sum, left) => sum + Math.max(0, left), 0);
   const perWrite = [...writeTimes].map(([name, at]) => Math.max(0, (lastSeen.get(name) ?? Infinity) - at));
@@ -194,9 +197,18 @@ async function main() {
     unexpected,
     messageMs: percentiles(latencies),
     lastReaderPerWriteMs: percentiles(perWrite),
+    // The server's CPU while the writes ran (user + system), as a share of one core: writes, re-runs and sends together.
+    serverCpuShare: Number((cpuDuring / 1e6 / writeSeconds).toFixed(2)),
+    loadAverage: readFileSync('/proc/loadavg', 'utf8').split(' ')[0],
     perIdleReaderKiB: { rss: kib((idle.rss - before.rss) / readers), heap: kib((idle.heapUsed - before.heapUsed) / readers) },
   };
   console.log(JSON.stringify(report, null, 2));
+}
+
+/** CPU time of a process so far, in µs (clock ticks of 10 ms; Linux). */
+function cpuOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
 /** Readers of the record at `index` when `readers` are dealt round-robin over `records`. */
