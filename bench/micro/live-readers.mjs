@@ -1,11 +1,12 @@
 // Live reads under load: many SSE readers of a few records on one SQLite instance, writes at a steady rate.
 //
-//   npm run build && node_modules/.bin/node bench/micro/live-readers.mjs [--readers 2000] [--records 100] [--rate 100] [--seconds 20]
+//   npm run build && node_modules/.bin/node bench/micro/live-readers.mjs [--readers 2000] [--records 100] [--rate 100] [--seconds 20] [--transport sse|ws]
 //
 // The server is a child process (Diglot built in dist/, the example schema without rules, a fresh SQLite file
 // with 1,000 users). The readers are `--readers` Server-Sent Events streams (`GET /users/<id>?fields=id,name`
 // with `Accept: text/event-stream`, one HTTP connection each, parsed as EventSource does), spread evenly over
-// `--records` users. Then PATCH /users/<id> runs `--rate` times a second, each on the next record in turn, each
+// `--records` users; with `--transport ws`, graphql-ws clients instead (a WebSocket each) with the live query
+// `subscription { user(id:) { id name } }`. Then PATCH /users/<id> runs `--rate` times a second, each on the next record in turn, each
 // setting a name no write used before. Reported:
 //   - latency: from the moment a write's response arrived to the moment each reader of that record received the
 //     new name (p50, p99, max over every message), and per write the time until the last of its readers had it;
@@ -39,6 +40,8 @@ async function serve(dir) {
   await engine.seed({ counts: { User: 1000, Post: 1000, Product: 10, Order: 10, OrderItem: 10 }, linksPerRecord: 2 });
   const app = await diglot.createServer({ engine, logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
+  // The bench gone (killed, crashed): no server left behind.
+  process.on('disconnect', () => process.exit(1));
   process.on('message', (message) => {
     if (message === 'memory') {
       globalThis.gc?.();
@@ -58,6 +61,7 @@ async function main() {
       records: { type: 'string', default: '100' },
       rate: { type: 'string', default: '100' },
       seconds: { type: 'string', default: '20' },
+      transport: { type: 'string', default: 'sse' },
     },
   });
   const readers = Number(values.readers);
@@ -72,6 +76,8 @@ async function main() {
       if (message !== undefined) child.send(message);
     });
   const { port } = await ask();
+  const step = (text) => process.stderr.write(`${text}\n`);
+  step('server up');
   const base = `http://127.0.0.1:${port}`;
   const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
   const request = (method, path, body) =>
@@ -90,6 +96,7 @@ async function main() {
   // Warm the read path and let the heap settle before the baseline.
   for (const id of ids) await request('GET', `/users/${id}?fields=id,name`);
   const before = await ask('memory');
+  step(`baseline: rss ${before.rss}`);
 
   /** When each name's write response arrived, by name. */
   const answered = new Map();
@@ -100,6 +107,42 @@ async function main() {
   let unexpected = 0;
   let initial = 0;
   const streams = [];
+  const received = (name) => {
+    const at = performance.now();
+    const left = waiting.get(name);
+    if (left === undefined) {
+      unexpected++;
+      return;
+    }
+    waiting.set(name, left - 1);
+    lastSeen.set(name, at);
+    const sent = answered.get(name);
+    // A message can beat the write's own response to the writer; it counts as 0.
+    latencies.push(sent === undefined ? 0 : Math.max(0, at - sent));
+  };
+  const { createClient } = await import('graphql-ws');
+  const { default: WebSocket } = await import('ws');
+  /** A graphql-ws client (a socket of its own) with a live query of the record. */
+  const subscribe = (id) =>
+    new Promise((done, fail) => {
+      const client = createClient({ url: base.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, retryAttempts: 0, lazy: false });
+      let first = true;
+      client.subscribe(
+        { query: 'subscription ($id: ID!) { user(id: $id) { id name } }', variables: { id } },
+        {
+          next: ({ data }) => {
+            if (!first) return received(data.user.name);
+            first = false;
+            initial++;
+            done();
+          },
+          error: fail,
+          complete: () => undefined,
+        },
+      );
+      streams.push({ destroy: () => client.dispose() });
+    });
+
   const sseAgent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
   const open = (id) =>
     new Promise((done, fail) => {
@@ -120,7 +163,6 @@ async function main() {
               .map((line) => line.slice(6))
               .join('\n');
             if (data === '') continue;
-            const at = performance.now();
             const { name } = JSON.parse(data);
             if (first) {
               first = false;
@@ -128,25 +170,18 @@ async function main() {
               done();
               continue;
             }
-            const left = waiting.get(name);
-            if (left === undefined) {
-              unexpected++;
-              continue;
-            }
-            waiting.set(name, left - 1);
-            lastSeen.set(name, at);
-            const sent = answered.get(name);
-            // A message can beat the write's own response to the writer; it counts as 0.
-            latencies.push(sent === undefined ? 0 : Math.max(0, at - sent));
+            received(name);
           }
         });
       });
       req.on('error', fail);
       streams.push(req);
     });
+  const connect = values.transport === 'ws' ? subscribe : open;
   const started = performance.now();
-  for (let i = 0; i < readers; i += 100) await Promise.all(Array.from({ length: Math.min(100, readers - i) }, (_, j) => open(ids[(i + j) % records])));
+  for (let i = 0; i < readers; i += 100) await Promise.all(Array.from({ length: Math.min(100, readers - i) }, (_, j) => connect(ids[(i + j) % records])));
   const connectSeconds = (performance.now() - started) / 1000;
+  step(`${readers} readers connected`);
   await new Promise((done) => setTimeout(done, 2000));
   const idle = await ask('memory');
 
@@ -186,6 +221,7 @@ async function main() {
 
   const kib = (bytes) => (bytes / 1024).toFixed(1);
   const report = {
+    transport: values.transport,
     readers,
     records,
     rate,
