@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { CachedReadRequest, Engine, LiveValue } from '../engine/engine.js';
 import { ApiError, isApiError } from '../errors/api-error.js';
 import { principalKey } from '../plan/principal.js';
@@ -14,8 +14,38 @@ export interface EventStreamOptions {
   readonly heartbeatMs: number;
 }
 
-/** Streams open now, ended when the server closes (a stream never ends by itself). */
-export type OpenStreams = Set<() => void>;
+/**
+ * The streams open now: one heartbeat timer beats them all (not one timer
+ * per stream), and closing the server ends them (a stream never ends by itself).
+ */
+export class OpenStreams {
+  readonly #streams = new Set<{ beat(): void; end(): void }>();
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly heartbeatMs: number) {}
+
+  add(stream: { beat(): void; end(): void }): void {
+    this.#streams.add(stream);
+    if (this.#timer === undefined) {
+      this.#timer = setInterval(() => {
+        for (const open of this.#streams) open.beat();
+      }, this.heartbeatMs);
+      this.#timer.unref();
+    }
+  }
+
+  delete(stream: { beat(): void; end(): void }): void {
+    this.#streams.delete(stream);
+    if (this.#streams.size === 0) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+    }
+  }
+
+  endAll(): void {
+    for (const stream of [...this.#streams]) stream.end();
+  }
+}
 
 /** Bytes a client may leave unread before its stream is ended: it is not keeping up. */
 const MAX_BUFFERED = 1024 * 1024;
@@ -43,7 +73,6 @@ export async function streamLiveRead(
   request: FastifyRequest,
   reply: FastifyReply,
   read: Omit<CachedReadRequest, 'ifNoneMatch' | 'ifModifiedSince'>,
-  options: EventStreamOptions,
   streams: OpenStreams,
 ): Promise<void> {
   const lastEventId = header(request, 'last-event-id');
@@ -62,34 +91,39 @@ export async function streamLiveRead(
     },
     (value) => opened.stream?.send(value),
   );
-  const stream = openStream(request, reply, options, () => live.close(), streams);
+  const stream = openStream(request, reply, () => live.close(), streams);
   opened.stream = stream;
   stream.head(first.policy.varyAuthorization === true);
   if (first.status === 200) stream.send({ kind: 'value', etag: first.etag, body: first.body });
 }
 
-function openStream(request: FastifyRequest, reply: FastifyReply, options: EventStreamOptions, stop: () => void, streams: OpenStreams) {
+function openStream(request: FastifyRequest, reply: FastifyReply, stop: () => void, streams: OpenStreams) {
+  // Only what the stream needs is kept, not the request and reply objects: an idle stream should cost little.
   const raw = reply.raw;
+  const { url, log } = request;
   let open = true;
-  const end = (): void => {
-    if (!open) return;
-    open = false;
-    clearInterval(heartbeat);
-    streams.delete(end);
-    stop();
-    raw.end();
-  };
-  reply.hijack();
-  const heartbeat = setInterval(() => write(': heartbeat\n\n'), options.heartbeatMs);
-  streams.add(end);
-  request.raw.on('close', end);
-  raw.on('close', end);
-  raw.on('error', end);
   const write = (text: string): void => {
     if (!open) return;
     raw.write(text);
-    if (raw.writableLength > MAX_BUFFERED) end();
+    if (raw.writableLength > MAX_BUFFERED) stream.end();
   };
+  const stream = {
+    beat: (): void => write(': heartbeat\n\n'),
+    end: (): void => {
+      if (!open) return;
+      open = false;
+      streams.delete(stream);
+      stop();
+      raw.end();
+    },
+  };
+  reply.hijack();
+  streams.add(stream);
+  request.raw.on('close', stream.end);
+  raw.on('close', stream.end);
+  raw.on('error', stream.end);
+  // The client may have gone while the first answer was being read: its 'close' has passed already.
+  if (request.raw.destroyed || raw.destroyed) queueMicrotask(stream.end);
   return {
     head: (varyAuthorization: boolean): void => {
       raw.writeHead(200, {
@@ -107,7 +141,7 @@ function openStream(request: FastifyRequest, reply: FastifyReply, options: Event
         write(`id: ${value.etag}\nevent: update\ndata: ${oneLine(value.body)}\n\n`);
         return;
       }
-      write(`id: ${value.etag}\nevent: problem\ndata: ${oneLine(JSON.stringify(problemFor(request, value.error)))}\n\n`);
+      write(`id: ${value.etag}\nevent: problem\ndata: ${oneLine(JSON.stringify(problemFor(url, log, value.error)))}\n\n`);
     },
   };
 }
@@ -118,9 +152,9 @@ function oneLine(json: string): string {
 }
 
 /** The problem a later failure is sent as; an unknown failure is INTERNAL with an error id, its stack in the log. */
-function problemFor(request: FastifyRequest, error: unknown): object {
-  if (isApiError(error)) return problemOf(error, request.url);
+function problemFor(url: string, log: FastifyBaseLogger, error: unknown): object {
+  if (isApiError(error)) return problemOf(error, url);
   const errorId = randomUUID();
-  request.log.error({ err: error, errorId }, 'internal error in a live read');
-  return problemOf(new ApiError('INTERNAL', { detail: `Something went wrong on our side; quote error id ${errorId}`, extensions: { errorId } }), request.url);
+  log.error({ err: error, errorId }, 'internal error in a live read');
+  return problemOf(new ApiError('INTERNAL', { detail: `Something went wrong on our side; quote error id ${errorId}`, extensions: { errorId } }), url);
 }

@@ -17,7 +17,7 @@ import { parseQueryString, parseRestQuery, type RestQuery } from './query-params
 import { header, methodNotAllowed } from './route-helpers.js';
 import { principalOf } from '../auth/request-principal.js';
 import { askerKey } from '../plan/principal.js';
-import { streamLiveRead, wantsEventStream, type EventStreamOptions, type OpenStreams } from './event-stream.js';
+import { OpenStreams, streamLiveRead, wantsEventStream, type EventStreamOptions } from './event-stream.js';
 
 export interface RestApiOptions {
   readonly engine: Engine;
@@ -36,7 +36,6 @@ interface RequestTemplate {
 
 interface RestContext extends RestApiOptions {
   readonly templates: LruCache<string, RequestTemplate>;
-  readonly streamOptions: EventStreamOptions;
   readonly streams: OpenStreams;
 }
 
@@ -50,13 +49,12 @@ export function registerRestApi(app: FastifyInstance, restOptions: RestApiOption
   const options: RestContext = {
     ...restOptions,
     templates: new LruCache(2000),
-    streamOptions: { heartbeatMs: restOptions.eventStream?.heartbeatMs ?? 15_000 },
-    streams: new Set(),
+    streams: new OpenStreams(restOptions.eventStream?.heartbeatMs ?? 15_000),
   };
   const { engine } = options;
   // Live reads never end by themselves: end them before the server waits for its connections to close.
   app.addHook('preClose', (done) => {
-    for (const end of [...options.streams]) end();
+    options.streams.endAll();
     done();
   });
   for (const type of engine.model.types) {
@@ -138,7 +136,7 @@ async function getOne(options: RestContext, type: ResourceType, request: Fastify
       return result.json;
     },
   };
-  if (wantsEventStream(request)) return streamLiveRead(engine, request, reply, read, options.streamOptions, options.streams);
+  if (wantsEventStream(request)) return streamLiveRead(engine, request, reply, read, options.streams);
   const response = await engine.readCached({ ...read, ifNoneMatch: header(request, 'if-none-match'), ifModifiedSince: header(request, 'if-modified-since') });
   send(reply, response);
 }
@@ -176,7 +174,7 @@ async function getList(
       return renderList(result, cursors);
     },
   };
-  if (wantsEventStream(request)) return streamLiveRead(engine, request, reply, read, options.streamOptions, options.streams);
+  if (wantsEventStream(request)) return streamLiveRead(engine, request, reply, read, options.streams);
   const response = await engine.readCached({ ...read, ifNoneMatch: header(request, 'if-none-match'), ifModifiedSince: header(request, 'if-modified-since') });
   if (response.status === 200 && cursors !== undefined) reply.header('link', listLinks(request.url, cursors));
   send(reply, response);

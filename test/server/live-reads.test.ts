@@ -171,6 +171,41 @@ describeEachDialect('Live reads', (ctx) => {
     });
   });
 
+  it('refuses a live read past the per-client limit with 429 LIVE_READS_LIMIT, in both styles, and frees the place on close', async () => {
+    const limited = await startServer(() => ctx.open(), { seed: false, engine: { live: { maxPerClient: 1 } } });
+    const ws = graphqlWsClient(limited.url);
+    try {
+      const first = openEventSource(`${limited.url}/users/${userId}?fields=name`);
+      await first.events.next();
+      const refused = await http(limited.url, 'GET', `/users/${userId}?fields=name`, { headers: { accept: 'text/event-stream' } });
+      expect(refused.status).toBe(429);
+      expect(refused.json).toMatchObject({ code: 'LIVE_READS_LIMIT' });
+      const sub = ws.subscribe(`subscription { user(id: "${userId}") { name } }`);
+      expect((await sub.results.next()).errors[0].extensions.code).toBe('LIVE_READS_LIMIT');
+      first.close();
+      // The server hears of the close when the connection ends; from then on a new stream gets the place.
+      for (;;) {
+        const next = openEventSource(`${limited.url}/users/${userId}?fields=name`);
+        try {
+          await next.opened;
+          expect((await next.events.next()).type).toBe('update');
+          break;
+        } catch {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        } finally {
+          next.close();
+        }
+      }
+    } finally {
+      await ws.dispose();
+      const closing = limited.close();
+      // A connection one of the clients opened and never sent a request on (seen on PostgreSQL's timing) would
+      // hold the close until the headers timeout: cut it.
+      limited.app.server.closeAllConnections();
+      await closing;
+    }
+  });
+
   it('refuses a subscription over plain POST /graphql: it needs a stream', async () => {
     const response = await gql(server.url, `subscription { user(id: "${userId}") { id } }`);
     expect(response.json.errors[0].extensions.code).toBe('NOT_ACCEPTABLE');

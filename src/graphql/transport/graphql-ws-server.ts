@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { parse, type DocumentNode, type ExecutionArgs, type ExecutionResult, type FormattedExecutionResult } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
@@ -38,12 +39,16 @@ const STREAM: DocumentNode = parse('subscription { __typename }');
 export function attachGraphqlWs(app: FastifyInstance, options: GraphqlWsOptions): void {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload });
   const maxOperations = options.maxOperationsPerSocket ?? 100;
+  /** The connections taken over by WebSockets: the HTTP server waits for them when it closes. */
+  const upgraded = new Set<Duplex>();
   app.server.on('upgrade', (request, socket, head) => {
     const path = (request.url ?? '').split('?', 1)[0];
     if (path !== options.path && path !== `${options.path}/`) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
+    upgraded.add(socket);
+    socket.once('close', () => upgraded.delete(socket));
     sockets.handleUpgrade(request, socket, head, (ws) => sockets.emit('connection', ws, request));
   });
   const principals = new WeakMap<object, Principal>();
@@ -103,6 +108,11 @@ export function attachGraphqlWs(app: FastifyInstance, options: GraphqlWsOptions)
   app.addHook('preClose', (done) => {
     // 1001 Going Away: the server is shutting down.
     for (const client of sockets.clients) client.close(1001, 'Server shutting down');
+    // A connection whose closing handshake has not ended within a second (a client that does not answer, or one
+    // still closing) is cut off: shutdown does not wait on it.
+    setTimeout(() => {
+      for (const socket of upgraded) socket.destroy();
+    }, 1000).unref();
     sockets.close();
     done();
   });
