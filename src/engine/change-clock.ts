@@ -53,6 +53,9 @@ export class ChangeClock {
   /** The last state worked out for each compiled read's table list, while the snapshot is the same. */
   private readonly states = new WeakMap<readonly string[], { readonly clocks: ClockSnapshot; readonly state: ClockState }>();
 
+  /** Told the tables of each local commit (live reads; other instances through the database). */
+  private readonly committedListeners = new Set<(tables: readonly string[]) => void>();
+
   private readonly pickShard: () => number;
   /** `bumpSql`'s texts, by first placeholder and guard (a handful: a write carries the one guard or none). */
   private readonly bumpTexts = new LruCache<string, string>(16);
@@ -136,6 +139,10 @@ export class ChangeClock {
   noteCommitted(moves: readonly ClockMove[]): void {
     const current = this.unchangedHere();
     this.localWrites++;
+    if (this.committedListeners.size > 0 && moves.length > 0) {
+      const tables = [...new Set(moves.map((move) => tableOfRow(move.table_name)))];
+      for (const listener of this.committedListeners) listener(tables);
+    }
     if (!current || this.cached === undefined) return;
     const rows = new Map(this.cached.rows);
     for (const move of moves) {
@@ -145,6 +152,14 @@ export class ChangeClock {
     }
     this.cached = snapshotOf(rows);
     this.cachedAtWrites = this.localWrites;
+  }
+
+  /** Calls `listener` with the tables each commit of this process moved, right after it; returns the function that stops it. */
+  onCommitted(listener: (tables: readonly string[]) => void): () => void {
+    this.committedListeners.add(listener);
+    return () => {
+      this.committedListeners.delete(listener);
+    };
   }
 
   /**
@@ -240,8 +255,7 @@ export const CLOCK_SHARDS = 16;
 function snapshotOf(rows: ReadonlyMap<string, Clock>): ClockSnapshot {
   const tables = new Map<string, Clock>();
   for (const [name, row] of rows) {
-    const mark = name.indexOf(CLOCK_SHARD_MARK);
-    const table = mark === -1 ? name : name.slice(0, mark);
+    const table = tableOfRow(name);
     const sum = tables.get(table);
     if (sum === undefined) {
       tables.set(table, row);
@@ -251,6 +265,12 @@ function snapshotOf(rows: ReadonlyMap<string, Clock>): ClockSnapshot {
     }
   }
   return { rows, tables };
+}
+
+/** The table a clock row counts for (`users#3` → `users`). */
+function tableOfRow(name: string): string {
+  const mark = name.indexOf(CLOCK_SHARD_MARK);
+  return mark === -1 ? name : name.slice(0, mark);
 }
 
 const nextCheckPhase = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

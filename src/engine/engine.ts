@@ -10,6 +10,7 @@ import { ChangeClock } from './change-clock.js';
 import { ReadExecutor, type ReadResult } from './read-executor.js';
 import { ifMatchMatches, ifNoneMatchMatches, lastModifiedHeader, strongEtag, unmodifiedSince, ValidatorCache } from './validators.js';
 import { WriteExecutor } from './write-executor.js';
+import { LiveReads, type LiveRead, type LiveReadOptions, type LiveReadRequest, type LiveValue } from './live-reads.js';
 import { seedDatabase, type SeedOptions } from './seed/seed.js';
 import { bindFiles, type ReceiveUpload } from './engine-files.js';
 
@@ -17,12 +18,15 @@ export type { ReadResult } from './read-executor.js';
 export type { CachePolicy } from './cache-policy.js';
 export { EXAMPLE_COUNTS, type SeedOptions, type SeedProgress } from './seed/seed.js';
 export type { ReceiveUpload } from './engine-files.js';
+export type { LiveRead, LiveReadOptions, LiveReadRequest, LiveValue } from './live-reads.js';
 
 export interface EngineOptions {
   /** Where uploaded files go. Without it, file fields can be read (and set to null) but not uploaded. */
   readonly files?: FileService;
   /** The most JSON one read may answer, in characters (default 16 MiB): the last guard behind the plan limits. */
   readonly maxResponseLength?: number;
+  /** Limits and the safety-net poll of live reads (SSE, GraphQL subscriptions). */
+  readonly live?: LiveReadOptions;
 }
 
 /** A cacheable read as the front-ends ask for it. */
@@ -82,6 +86,11 @@ export interface Engine {
    * need not read.
    */
   write(plan: WritePlan, precondition?: WritePrecondition, readBack?: (id: string) => ReadPlan): Promise<WriteResult>;
+  /**
+   * Watches a read: `send` gets its representation now and again each time
+   * it changes (see live-reads.ts). Throws LIVE_READS_LIMIT past the limits.
+   */
+  watch(request: LiveReadRequest, send: (value: LiveValue) => void): LiveRead;
   /** Deterministic demo data (`diglot seed`); returns rows written per table. */
   seed(options?: SeedOptions): Promise<Record<string, number>>;
   /** True when no resource table has a row (`npm start` seeds only then). */
@@ -111,6 +120,12 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
   const files = options.files === undefined ? undefined : bindFiles(model, db, options.files);
   const writer = new WriteExecutor(model, db, clock, files?.release);
   const validators = new ValidatorCache();
+  const live = new LiveReads(model, db, clock, reader, options.live);
+  // Other instances on the database hear of every local commit (PostgreSQL: NOTIFY after COMMIT).
+  if (db.announceChanges !== undefined) {
+    const announce = db.announceChanges;
+    clock.onCommitted((tables) => announce(tables));
+  }
 
   const readCached = async (request: CachedReadRequest): Promise<CachedReadResponse> => {
     const policy = personalPolicy(model, cachePolicyOf(model, request.plans), request.principal);
@@ -167,6 +182,7 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     read: (plan) => reader.read(plan),
     readCached,
     write,
+    watch: (request, send) => live.watch(request, send),
     seed: (seedOptions) => seedDatabase(model, db, clock, seedOptions, files),
     isEmpty: async () => {
       for (const type of model.types) {

@@ -24,6 +24,7 @@ export const ERROR_REGISTRY = {
   PRECONDITION_FAILED: { status: 412, title: 'Precondition failed' },
   PRECONDITION_REQUIRED: { status: 428, title: 'Precondition required' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
+  LIVE_READS_LIMIT: { status: 429, title: 'Too many live reads' },
   CROSS_SITE_REQUEST_REFUSED: { status: 403, title: 'Cross-site request refused' },
 
   // auth: who is asking (src/auth/) and what they may do (the planner)

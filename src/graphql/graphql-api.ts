@@ -14,6 +14,8 @@ import { checkPreflightHeader, paramsFromMultipart } from './http/multipart-requ
 import { HTML_MEDIA, JSON_MEDIA, negotiate } from './http/negotiate.js';
 import { formatError, type FormatOptions } from './response/format-error.js';
 import { responseBody } from './response/response-body.js';
+import { attachGraphqlWs, type Authenticate } from './transport/graphql-ws-server.js';
+import { createGraphqlSseRoute, type OpenSseStreams } from './transport/graphql-sse-route.js';
 
 export type { GraphqlLimits, GraphqlOptions, PersistedDocumentsOptions } from './graphql-options.js';
 export { DEFAULT_GRAPHQL_LIMITS } from './graphql-options.js';
@@ -27,9 +29,15 @@ export interface GraphqlApiOptions {
   readonly engine: Engine;
   readonly limits: PlanLimits;
   readonly graphql?: GraphqlOptions;
+  /** The HTTP edge's authenticator: with it, /graphql also takes WebSocket upgrades (graphql-ws), whose credential arrives in `connection_init`. */
+  readonly authenticate?: Authenticate;
+  /** Largest message a WebSocket accepts, in bytes (the JSON body limit). */
+  readonly maxMessageBytes?: number;
 }
 
 const ENDPOINT = '/graphql';
+/** GraphQL over SSE (graphql-sse) has its own URL too, for clients that do not send `Accept: text/event-stream` on /graphql. */
+const STREAM_ENDPOINT = '/graphql/stream';
 /** The methods /graphql answers (its `Allow`); every other one is a 405. */
 export const GRAPHQL_METHODS: readonly string[] = ['GET', 'HEAD', 'POST', 'OPTIONS'];
 
@@ -44,6 +52,16 @@ export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOpti
   const resolved = resolveGraphqlOptions(options.graphql);
   const handler = createGraphqlHandler(options.engine, options.limits, resolved);
   const graphiql = graphiqlPage(ENDPOINT, options.engine.model);
+  const sseStreams: OpenSseStreams = new Set();
+  const sse = createGraphqlSseRoute(handler, sseStreams);
+  app.addHook('preClose', (done) => {
+    // A stream never ends by itself: end it before the server waits for its connections.
+    for (const reply of [...sseStreams]) reply.raw.destroy();
+    done();
+  });
+  if (options.authenticate !== undefined) {
+    attachGraphqlWs(app, { path: ENDPOINT, handler, authenticate: options.authenticate, maxPayload: options.maxMessageBytes ?? 1024 * 1024 });
+  }
 
   app.register((scope, _pluginOptions, done) => {
     // The body arrives as text: parsing it here turns bad JSON into a GraphQL error, not a problem document.
@@ -62,6 +80,8 @@ export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOpti
       method: ['GET', 'POST'],
       url: ENDPOINT,
       handler: async (request, reply) => {
+        // GraphQL over SSE, negotiated (graphql-sse's distinct-connections mode).
+        if (header(request, 'accept')?.includes('text/event-stream') === true) return sse(request, reply);
         const method = request.method === 'POST' ? 'POST' : 'GET';
         const media = negotiate(header(request, 'accept'), method === 'GET' && resolved.graphiql);
         if (media === undefined) {
@@ -94,6 +114,8 @@ export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOpti
         return send(reply, response);
       },
     });
+
+    scope.route({ method: ['GET', 'POST', 'PUT', 'DELETE'], url: STREAM_ENDPOINT, handler: sse });
 
     // The one place that says which methods /graphql takes (CORS preflights will build on it).
     scope.route({

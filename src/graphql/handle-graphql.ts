@@ -12,12 +12,13 @@ import { createDocumentPreparer } from './document/prepare-document.js';
 import { compileOperation } from './execute/compile-operation.js';
 import { createDocumentFacts, type OperationFacts } from './execute/operation-facts.js';
 import { OperationTemplates, type BoundOperation } from './execute/operation-templates.js';
-import { planReads, runOperation, type PlannedRead } from './execute/run-operation.js';
+import { liveOperation, planReads, runOperation, type PlannedRead } from './execute/run-operation.js';
+import { pushIterator } from '../util/push-iterator.js';
 import type { ResolvedGraphqlOptions } from './graphql-options.js';
 import type { GraphqlParams } from './http/graphql-params.js';
 import { GRAPHQL_RESPONSE_JSON, type JSON_MEDIA } from './http/negotiate.js';
 import { createDocumentSource, loadPersistedDocuments } from './http/persisted-documents.js';
-import { formatError, type ErrorLog, type FormatOptions } from './response/format-error.js';
+import { formatError, type ErrorLog, type FormatOptions, type FormattedError } from './response/format-error.js';
 import { responseBody } from './response/response-body.js';
 import { retryAfterHeader } from './response/retry-after.js';
 import { buildGraphqlSchema } from './schema/build-schema.js';
@@ -43,9 +44,37 @@ export interface GraphqlHttpResponse {
   readonly body: string | undefined;
 }
 
+/** An operation sent over a streaming transport (graphql-ws, graphql-sse). */
+export interface GraphqlStreamRequest {
+  readonly params: GraphqlParams;
+  readonly principal: Principal;
+  /** Whose live reads count together against the engine's per-client limit. */
+  readonly client: string;
+  readonly log: ErrorLog;
+}
+
+/** A GraphQL response as an object (`{ data?, errors? }`), as the streaming transports send it. */
+export interface StreamResult {
+  readonly data?: unknown;
+  readonly errors?: readonly FormattedError[];
+  readonly [key: string]: unknown;
+}
+
+export type StreamOutcome =
+  /** A query or mutation, or a request that failed before running (no `data`: a request error). */
+  | { readonly kind: 'single'; readonly result: StreamResult }
+  /** A subscription: its results until the iterator is returned. */
+  | { readonly kind: 'stream'; readonly results: AsyncIterableIterator<StreamResult> & { return(): Promise<IteratorResult<StreamResult>> } };
+
 export interface GraphqlHandler {
   readonly generated: GeneratedSchema;
   handle(request: GraphqlHttpRequest): Promise<GraphqlHttpResponse>;
+  /**
+   * Any operation over a streaming transport. A subscription whose root
+   * field is a query field is a live query: the engine watches its plans
+   * and the iterator yields the response now and on every change.
+   */
+  operate(request: GraphqlStreamRequest): Promise<StreamOutcome>;
   /** An HTTP-level failure (bad parameters, wrong method or media type) as a GraphQL-shaped response. */
   httpError(error: unknown, media: JsonMedia, log: ErrorLog): GraphqlHttpResponse;
 }
@@ -110,7 +139,8 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
       return { errors: coerced.errors.map((error) => (isStackOverflow(error) ? variablesTooDeep() : withCode(error, variableErrorCode(error, generated.inputs)))) };
     }
     const compiled = compileOperation({ schema: generated.schema, fragments, variables: coerced.coerced, generated }, operation);
-    const isQuery = operation.operation === OperationTypeNode.QUERY;
+    // A subscription is a live query: planned as one.
+    const isQuery = operation.operation !== OperationTypeNode.MUTATION;
     // Mutations plan their reads as they run, each after the writes before it; planned here too, so the limits refuse them before any write.
     const reads = planReads({ engine, planLimits, principal }, compiled.steps, isQuery ? undefined : '');
     const refused = operationLimits(reads, planLimits);
@@ -163,7 +193,10 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
     const derived: Derived = {
       chosen,
       templateKey: chosen.templatePrefix === undefined ? undefined : templates.keyOf(chosen.templatePrefix, chosen.keyed, rawVariables),
-      cacheKey: request.method === 'GET' ? `graphql ${facts.hash()} ${params.operationName ?? ''} ${JSON.stringify(rawVariables)}` : undefined,
+      cacheKey:
+        request.method === 'GET' || chosen.operation.operation === OperationTypeNode.SUBSCRIPTION
+          ? `graphql ${facts.hash()} ${params.operationName ?? ''} ${JSON.stringify(rawVariables)}`
+          : undefined,
     };
     // Not a request that registers an automatic persisted query: each one must register it again (the store is an LRU).
     const registers = params.query !== undefined && params.extensions?.['persistedQuery'] !== undefined;
@@ -171,20 +204,32 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
     return derived;
   };
 
-  const handle = async (request: GraphqlHttpRequest): Promise<GraphqlHttpResponse> => {
-    const format = formatOptions(request.log);
-    const requestErrors = (errors: readonly unknown[]): GraphqlHttpResponse => ({
+  const requestErrorsOf =
+    (request: Pick<GraphqlHttpRequest, 'media' | 'log'>) =>
+    (errors: readonly unknown[]): GraphqlHttpResponse => ({
       status: request.media === GRAPHQL_RESPONSE_JSON ? 400 : 200,
       headers: { 'content-type': contentType(request.media), 'cache-control': 'no-store' },
       body: responseBody(
-        errors.map((error) => formatError(error, format)),
+        errors.map((error) => formatError(error, formatOptions(request.log))),
         undefined,
       ),
     });
+
+  const handle = async (request: GraphqlHttpRequest): Promise<GraphqlHttpResponse> => {
+    const format = formatOptions(request.log);
+    const requestErrors = requestErrorsOf(request);
     const { params } = request;
     const derived = derivedOf(request, requestErrors);
     if ('status' in derived) return derived;
     const { chosen, cacheKey } = derived;
+    if (chosen.operation.operation === OperationTypeNode.SUBSCRIPTION) {
+      return requestErrors([
+        new ApiError('NOT_ACCEPTABLE', {
+          detail: 'A subscription answers as a stream: send it with Accept: text/event-stream (GraphQL over SSE) or over a WebSocket (graphql-transport-ws)',
+          extensions: { accept: ['text/event-stream'] },
+        }),
+      ]);
+    }
     const { operation, fragments } = chosen;
     const rawVariables = params.variables ?? {};
     const { principal } = request;
@@ -216,7 +261,35 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
     };
   };
 
-  return { generated, handle, httpError };
+  const operate = async (request: GraphqlStreamRequest): Promise<StreamOutcome> => {
+    const httpRequest: GraphqlHttpRequest = { method: 'POST', params: request.params, media: GRAPHQL_RESPONSE_JSON, ifNoneMatch: undefined, log: request.log, principal: request.principal };
+    const single = (response: GraphqlHttpResponse): StreamOutcome => ({ kind: 'single', result: JSON.parse(response.body ?? '{}') as StreamResult });
+    const requestErrors = requestErrorsOf(httpRequest);
+    const derived = derivedOf(httpRequest, requestErrors);
+    if ('status' in derived) return single(derived);
+    const { chosen } = derived;
+    if (chosen.operation.operation !== OperationTypeNode.SUBSCRIPTION) return single(await handle(httpRequest));
+    const { operation, fragments } = chosen;
+    const rawVariables = request.params.variables ?? {};
+    const bound = compileFresh(chosen, rawVariables, undefined, request.principal);
+    if ('errors' in bound) return single(requestErrors(bound.errors));
+    const format = formatOptions(request.log);
+    const live = liveOperation({ engine, generated, planLimits, format, principal: request.principal }, { operation, fragments, rawVariables, steps: bound.steps, reads: bound.reads });
+    if (live.kind === 'failed') return { kind: 'single', result: JSON.parse(live.body) as StreamResult };
+    let watched: { close(): void } | undefined;
+    const results = pushIterator<StreamResult>(() => watched?.close());
+    try {
+      watched = engine.watch(
+        { plans: live.plans, key: derived.cacheKey ?? '', principal: request.principal, client: request.client, render: live.render },
+        (value) => results.push(value.kind === 'value' ? (JSON.parse(value.body) as StreamResult) : { data: null, errors: [formatError(value.error, format)] }),
+      );
+    } catch (error) {
+      return single(requestErrors([error]));
+    }
+    return { kind: 'stream', results };
+  };
+
+  return { generated, handle, httpError, operate };
 }
 
 /** A GET's answer varies by Accept (GraphQL over HTTP), and under rules by who asks. */

@@ -17,12 +17,15 @@ import { parseQueryString, parseRestQuery, type RestQuery } from './query-params
 import { header, methodNotAllowed } from './route-helpers.js';
 import { principalOf } from '../auth/request-principal.js';
 import { askerKey } from '../plan/principal.js';
+import { OpenStreams, streamLiveRead, wantsEventStream, type EventStreamOptions } from './event-stream.js';
 
 export interface RestApiOptions {
   readonly engine: Engine;
   readonly limits: PlanLimits;
   /** Refuse PUT/PATCH/DELETE without If-Match (428), for APIs that want lost updates to be impossible. */
   readonly requireIfMatch: boolean;
+  /** Live reads over Server-Sent Events (a GET with `Accept: text/event-stream`). */
+  readonly eventStream?: Partial<EventStreamOptions>;
 }
 
 /** What a route and its query text mean, worked out once: the plan (its id slot open) and the list arguments. */
@@ -33,6 +36,7 @@ interface RequestTemplate {
 
 interface RestContext extends RestApiOptions {
   readonly templates: LruCache<string, RequestTemplate>;
+  readonly streams: OpenStreams;
 }
 
 const JSON_TYPES = ['application/json', 'application/merge-patch+json'];
@@ -42,8 +46,17 @@ const JSON_TYPES = ['application/json', 'application/merge-patch+json'];
  * sub-collection. Each handler is parse → plan → engine → render; no SQL.
  */
 export function registerRestApi(app: FastifyInstance, restOptions: RestApiOptions): void {
-  const options: RestContext = { ...restOptions, templates: new LruCache(2000) };
+  const options: RestContext = {
+    ...restOptions,
+    templates: new LruCache(2000),
+    streams: new OpenStreams(restOptions.eventStream?.heartbeatMs ?? 15_000),
+  };
   const { engine } = options;
+  // Live reads never end by themselves: end them before the server waits for its connections to close.
+  app.addHook('preClose', (done) => {
+    options.streams.endAll();
+    done();
+  });
   for (const type of engine.model.types) {
     const base = `/${type.path}`;
     const item = `${base}/:id`;
@@ -114,17 +127,17 @@ async function getOne(options: RestContext, type: ResourceType, request: Fastify
   const id = params(request).id as string;
   const query = search(request);
   const { plan } = planFor(options, request, `one ${type.name} ${query}`, id, () => oneTemplate(options, type, query, request));
-  const response = await engine.readCached({
+  const read = {
     plans: [plan],
     key: `rest ${request.url}`,
     principal: principalOf(request),
-    ifNoneMatch: header(request, 'if-none-match'),
-    ifModifiedSince: header(request, 'if-modified-since'),
-    render: ([result]) => {
+    render: ([result]: readonly ReadResult[]): string => {
       if (result?.kind !== 'one' || result.json === null) throw notFound(type, id);
       return result.json;
     },
-  });
+  };
+  if (wantsEventStream(request)) return streamLiveRead(engine, request, reply, read, options.streams);
+  const response = await engine.readCached({ ...read, ifNoneMatch: header(request, 'if-none-match'), ifModifiedSince: header(request, 'if-modified-since') });
   send(reply, response);
 }
 
@@ -151,18 +164,18 @@ async function getList(
     return { plan: template, list: parsed.list };
   });
   let cursors: PageCursors | undefined;
-  const response = await engine.readCached({
+  const read = {
     plans: [plan],
     key: `rest ${request.url}`,
     principal: principalOf(request),
-    ifNoneMatch: header(request, 'if-none-match'),
-    ifModifiedSince: header(request, 'if-modified-since'),
-    render: ([result]) => {
+    render: ([result]: readonly ReadResult[]): string => {
       if (result?.kind !== 'list') throw new Error('list plan gave a non-list result');
       cursors = pageCursors(plan, result, list);
       return renderList(result, cursors);
     },
-  });
+  };
+  if (wantsEventStream(request)) return streamLiveRead(engine, request, reply, read, options.streams);
+  const response = await engine.readCached({ ...read, ifNoneMatch: header(request, 'if-none-match'), ifModifiedSince: header(request, 'if-modified-since') });
   if (response.status === 200 && cursors !== undefined) reply.header('link', listLinks(request.url, cursors));
   send(reply, response);
 }

@@ -56,6 +56,8 @@ export interface ServerOptions {
    * credentials a request is anonymous; with a bad one it is refused (401).
    */
   readonly auth?: AuthOptions;
+  /** Live reads over SSE (a GET with `Accept: text/event-stream`): how often a quiet stream sends a heartbeat comment (ms, default 15,000). */
+  readonly eventStream?: { readonly heartbeatMs?: number };
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -121,7 +123,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   // Before any route is registered, so they run for every one (and before any body is parsed).
   app.addHook('onRequest', crossSiteGuard(options.allowedOrigins ?? []));
   const { engine } = options;
-  installRequestContext(app, createAuthenticator({ ...options.auth, adminRole: adminRoleOf(engine.model), db: engine.db }));
+  const authenticator = createAuthenticator({ ...options.auth, adminRole: adminRoleOf(engine.model), db: engine.db });
+  installRequestContext(app, authenticator);
   app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (_request, body, done) => {
     try {
       done(null, JSON.parse(body as string));
@@ -145,8 +148,15 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     await app.register(multipart, { limits: multipartLimits(engine.files.limits, options.bodyLimit ?? 1024 * 1024) });
   }
   const limits = resolvePlanLimits(options.limits);
-  registerRestApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true });
-  registerGraphqlApi(app, { engine, limits, graphql: { exposeInternals: options.exposeInternals, ...options.graphql } });
+  registerRestApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true, eventStream: options.eventStream });
+  registerGraphqlApi(app, {
+    engine,
+    limits,
+    graphql: { exposeInternals: options.exposeInternals, ...options.graphql },
+    // WebSocket subscriptions authenticate through the same authenticator as every HTTP request.
+    authenticate: (authorization) => authenticator.authenticate(authorization),
+    maxMessageBytes: options.bodyLimit ?? 1024 * 1024,
+  });
   registerOpenApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true });
   await app.ready();
   return app;

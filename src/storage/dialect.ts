@@ -52,6 +52,18 @@ export interface Database extends SqlRunner {
    */
   readonly clockWrite?: <T>(work: (guard: string | undefined) => Promise<T>) => Promise<T>;
   /**
+   * Tells the other processes on the database that these tables' change
+   * clocks moved in a committed write (PostgreSQL: NOTIFY), where it can;
+   * live reads elsewhere then re-run at once instead of at their next look.
+   */
+  readonly announceChanges?: (tables: readonly string[]) => void;
+  /**
+   * Hears other processes' `announceChanges`; `undefined` means anything may
+   * have moved (the listening connection came back after a break). Returns
+   * the function that stops listening.
+   */
+  readonly watchChanges?: (listener: (tables: readonly string[] | undefined) => void) => () => void;
+  /**
    * The model its errors name fields from (`Another User already has this
    * email.`, pointer `/email`) rather than tables and columns. The engine
    * passes its own, so a database opened without `model` names them too.

@@ -34,7 +34,10 @@ export interface CompiledOperation {
 
 export function compileOperation(ctx: SelectionContext, operation: OperationDefinitionNode): CompiledOperation {
   const isMutation = operation.operation === OperationTypeNode.MUTATION;
-  const rootType = (isMutation ? ctx.schema.getMutationType() : ctx.schema.getQueryType()) as GraphQLObjectType;
+  // A subscription's root fields are the query's (a live query), on the Subscription type.
+  const rootType = (
+    isMutation ? ctx.schema.getMutationType() : operation.operation === OperationTypeNode.SUBSCRIPTION ? ctx.schema.getSubscriptionType() : ctx.schema.getQueryType()
+  ) as GraphQLObjectType;
   const roles = isMutation ? ctx.generated.mutation : ctx.generated.query;
   const steps: RootStep[] = [];
   for (const [key, nodes] of collectFields(ctx, rootType, [operation.selectionSet])) {

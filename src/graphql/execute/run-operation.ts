@@ -135,6 +135,44 @@ export async function runOperation(ctx: RunContext, op: RunnableOperation, cache
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
+/** A subscription's live query: the plans to watch and how their results become the response, or the response when it failed before reading. */
+export type LiveOperation =
+  | { readonly kind: 'live'; readonly plans: readonly ReadPlan[]; readonly render: (results: readonly ReadResult[]) => string }
+  | { readonly kind: 'failed'; readonly body: string };
+
+/**
+ * A subscription whose root fields are query fields, as a live query: the
+ * same plans a query runs (rules, limits and all), and the same response
+ * body from their results, so the engine can re-run and re-render it on
+ * each change. Planning errors end it before anything is watched.
+ */
+export function liveOperation(ctx: RunContext, op: RunnableOperation): LiveOperation {
+  const outcomes: (FieldOutcome | undefined)[] = op.steps.map(() => undefined);
+  const reads = op.reads ?? planReads(ctx, op.steps);
+  const planned: Planned[] = [];
+  op.steps.forEach((step, index) => {
+    if (step.kind === 'typename') outcomes[index] = { json: JSON.stringify(step.value) };
+    else if (step.kind === 'failed') outcomes[index] = { error: step.error };
+    else if (step.kind === 'introspection') outcomes[index] = { error: new Error('introspection is not live') };
+    const read = reads[index];
+    if (step.kind !== 'data' || read === undefined) return;
+    if ('plan' in read) planned.push({ index, step, plan: read.plan });
+    else outcomes[index] = { error: read.error };
+  });
+  if (outcomes.some((outcome) => outcome !== undefined && 'error' in outcome)) return { kind: 'failed', body: assemble(ctx, op.steps, outcomes).body };
+  return {
+    kind: 'live',
+    plans: planned.map((entry) => entry.plan),
+    render: (results) => {
+      const filled = [...outcomes];
+      planned.forEach((entry, i) => {
+        filled[entry.index] = withErrors(ctx, entry.step, entry.plan, jsonOf(entry.step, results[i] as ReadResult));
+      });
+      return assemble(ctx, op.steps, filled).body;
+    },
+  };
+}
+
 /** A root field's JSON and the plan that read it, whose withheld fields are reported at their paths. */
 interface Read {
   readonly json: string;

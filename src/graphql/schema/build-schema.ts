@@ -21,6 +21,7 @@ import { memo, type SchemaContext } from './schema-context.js';
  * The GraphQL schema of a model (graphql-js type objects, no resolvers):
  *
  *   Query     user(id) · users(filter, orderBy, first, after, last, before) · usersCount(filter)
+ *   Subscription  the Query fields again, as live queries (sent now and on every change)
  *   Mutation  createUser(input) · updateUser(id, input) · deleteUser(id)
  *             addUserFollowing(id, targetId) · removeUserFollowing(id, targetId)
  *
@@ -99,9 +100,15 @@ export function buildGraphqlSchema(model: Model): GeneratedSchema {
   const schema = new GraphQLSchema({
     query: new GraphQLObjectType({ name: 'Query', fields: queryFields }),
     mutation: new GraphQLObjectType({ name: 'Mutation', fields: mutationFields }),
+    subscription: new GraphQLObjectType({ name: 'Subscription', fields: liveFields(queryFields), description: 'Live queries: each field answers as in Query, now and again every time the answer changes.' }),
     types,
   });
   return Object.freeze({ schema, query: queryRoles, mutation: mutationRoles, objects: objectRoles, inputs: inputRoles });
+}
+
+/** The Query fields as Subscription fields (the same types and arguments; graphql-js wants fresh configs per type). */
+function liveFields(queryFields: GraphQLFieldConfigMap<unknown, unknown>): GraphQLFieldConfigMap<unknown, unknown> {
+  return Object.fromEntries(Object.entries(queryFields).map(([name, config]) => [name, { ...config }]));
 }
 
 function listOf(object: GraphQLObjectType): GraphQLNonNull<GraphQLList<GraphQLNonNull<GraphQLObjectType>>> {

@@ -11,6 +11,7 @@ import { postgresHooks } from './postgres-hooks.js';
 import { createPostgresSchema } from './postgres-schema.js';
 import { typeParsers } from './type-parsers.js';
 import { WriterLease } from './writer-lease.js';
+import { ChangeChannel } from './change-channel.js';
 
 /** Where the driver reports what no caller is waiting for (an idle connection dying). pino's logger fits. */
 export interface StorageLogger {
@@ -97,7 +98,12 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   });
   // Announced before serving: a holder elsewhere lets the lease go before this process writes.
   await lease.ready();
-  return new PostgresDatabase(pool, lease, options);
+  const changes = new ChangeChannel(url, (sql, params) => pool.query(sql, [...params]), {
+    connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
+    logger: options.logger,
+    alone: () => lease.sole,
+  });
+  return new PostgresDatabase(pool, lease, changes, options);
 }
 
 function openError(target: URL, shown: string, error: unknown, timeoutMs: number): StorageOpenError {
@@ -138,13 +144,15 @@ class PostgresDatabase implements Database {
 
   readonly #pool: pg.Pool;
   readonly #lease: WriterLease;
+  readonly #changes: ChangeChannel;
   #errors: ErrorLookup;
   readonly #names = new Map<string, string>();
   #count = 0;
 
-  constructor(pool: pg.Pool, lease: WriterLease, options: PostgresOptions) {
+  constructor(pool: pg.Pool, lease: WriterLease, changes: ChangeChannel, options: PostgresOptions) {
     this.#pool = pool;
     this.#lease = lease;
+    this.#changes = changes;
     this.#errors = createErrorLookup(options.model);
     this.schema = createPostgresSchema((work) =>
       this.transaction(async (tx) => {
@@ -171,6 +179,10 @@ class PostgresDatabase implements Database {
     this.#lease.clockWrite(work).catch((error: unknown) => {
       throw this.#map(error);
     });
+
+  readonly announceChanges = (tables: readonly string[]): void => this.#changes.announce(tables);
+
+  readonly watchChanges = (listener: (tables: readonly string[] | undefined) => void): (() => void) => this.#changes.watch(listener);
 
   async all<Row = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<Row[]> {
     const scope = this.#scope();
@@ -226,6 +238,7 @@ class PostgresDatabase implements Database {
 
   async close(): Promise<void> {
     // The pool first: a write still running as the lease's holder finishes while the lease is held.
+    await this.#changes.close();
     await this.#pool.end();
     await this.#lease.close();
   }

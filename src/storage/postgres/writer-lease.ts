@@ -130,6 +130,11 @@ export class WriterLease {
     return this.#holds() ? this.#epoch : --this.#unsure;
   }
 
+  /** Whether this process holds the lease: no other Diglot process is on the database. */
+  get sole(): boolean {
+    return this.#holds();
+  }
+
   /** For `Database.clockWrite`. */
   async clockWrite<T>(work: (guard: string | undefined) => Promise<T>): Promise<T> {
     // Connecting or taking: wait for it, so no guard is built that the lease this process takes would block.

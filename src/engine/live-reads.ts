@@ -1,0 +1,258 @@
+import { ApiError, isApiError } from '../errors/api-error.js';
+import { askerKey, type Principal } from '../plan/principal.js';
+import type { ReadPlan } from '../plan/read-plan.js';
+import type { Model } from '../schema/model.js';
+import type { Database } from '../storage/dialect.js';
+import type { ChangeClock } from './change-clock.js';
+import type { ReadExecutor, ReadResult } from './read-executor.js';
+import { strongEtag } from './validators.js';
+
+export interface LiveReadOptions {
+  /** Live reads open at once on this instance (default 10,000); past it a new one is refused with LIVE_READS_LIMIT. */
+  readonly maxTotal?: number;
+  /** Live reads open at once per client (a signed-in principal, or an anonymous caller's address; default 100). */
+  readonly maxPerClient?: number;
+  /**
+   * How often, in ms, every live read looks at the clocks of its tables even
+   * if nobody said they moved (default 1,000): the safety net for a change
+   * announced by no one (a process that died between COMMIT and NOTIFY,
+   * another process on the same SQLite file). A look is one small statement
+   * for all of them, or none where the database can tell nothing changed.
+   */
+  readonly pollMs?: number;
+}
+
+/** A read to watch, as the front-ends ask for it: the same plans and rendering as the GET or query. */
+export interface LiveReadRequest {
+  readonly plans: readonly ReadPlan[];
+  /** Identifies the representation (style and canonical request), as `CachedReadRequest.key`. */
+  readonly key: string;
+  readonly principal: Principal;
+  /** Whose live reads count together against `maxPerClient` (the front-end knows the client). */
+  readonly client: string;
+  /** Turns the plans' results into the representation; may throw (a 404 when the record is gone or hidden). */
+  readonly render: (results: readonly ReadResult[]) => string;
+  /** The ETag the client already has (`Last-Event-ID`): nothing is sent until the representation differs from it. */
+  readonly lastEtag?: string | undefined;
+}
+
+/** What a watcher is sent: the representation and its ETag, or the error reading it gave (no data). */
+export type LiveValue = { readonly kind: 'value'; readonly etag: string; readonly body: string } | { readonly kind: 'error'; readonly etag: string; readonly error: unknown };
+
+export interface LiveRead {
+  /** Stops watching; idempotent. */
+  close(): void;
+}
+
+interface Watcher {
+  lastEtag: string | undefined;
+  readonly send: (value: LiveValue) => void;
+}
+
+/** One shared live read: every watcher of the same representation for the same asker. */
+interface Entry {
+  readonly key: string;
+  readonly plans: readonly ReadPlan[];
+  readonly tables: readonly string[];
+  readonly render: (results: readonly ReadResult[]) => string;
+  readonly watchers: Set<Watcher>;
+  /** The clock version the current value was read at. */
+  version: string | undefined;
+  value: LiveValue | undefined;
+  running: boolean;
+  /** A change arrived while it ran: run again after. */
+  again: boolean;
+}
+
+/**
+ * Live reads: the same read plans a GET or query runs, re-run when a change
+ * clock of a table they read has moved, and sent only when the ETag of what
+ * they render changed. Watchers of the same representation for the same
+ * asker (rules applied: the key holds the asker) share one entry and one
+ * re-run.
+ *
+ * A clock move marks the entries reading that table dirty; dirty entries
+ * re-run once per event-loop turn (`setImmediate`), so a burst of writes
+ * costs one re-run per entry per turn, not one per write. A re-run first
+ * reads the clocks (the change clock shares one fresh read among all the
+ * re-runs of the turn) and skips the plans when the version it last read
+ * at has not moved.
+ */
+export class LiveReads {
+  readonly #entries = new Map<string, Entry>();
+  readonly #byTable = new Map<string, Set<Entry>>();
+  readonly #perClient = new Map<string, number>();
+  readonly #dirty = new Set<Entry>();
+  #scheduled = false;
+  #count = 0;
+  #poll: NodeJS.Timeout | undefined;
+  #stopListening: (() => void)[] = [];
+  readonly #maxTotal: number;
+  readonly #maxPerClient: number;
+  readonly #pollMs: number;
+
+  constructor(
+    private readonly model: Model,
+    private readonly db: Database,
+    private readonly clock: ChangeClock,
+    private readonly reader: ReadExecutor,
+    options: LiveReadOptions = {},
+  ) {
+    this.#maxTotal = options.maxTotal ?? 10_000;
+    this.#maxPerClient = options.maxPerClient ?? 100;
+    this.#pollMs = options.pollMs ?? 1_000;
+  }
+
+  /** Called with each local commit's tables (and, on PostgreSQL, other instances'). */
+  tablesMoved(tables: readonly string[] | undefined): void {
+    if (tables === undefined) {
+      for (const entry of this.#entries.values()) this.#dirty.add(entry);
+    } else {
+      for (const table of tables) for (const entry of this.#byTable.get(table) ?? []) this.#dirty.add(entry);
+    }
+    if (this.#dirty.size > 0) this.#schedule();
+  }
+
+  /** Live reads open now (tests, observability). */
+  get size(): number {
+    return this.#count;
+  }
+
+  /**
+   * Starts watching: `send` gets the current value soon (unless it is
+   * `lastEtag`) and every different one after it. Throws LIVE_READS_LIMIT
+   * when the instance or the client has too many open.
+   */
+  watch(request: LiveReadRequest, send: (value: LiveValue) => void): LiveRead {
+    if (this.#count >= this.#maxTotal) throw new ApiError('LIVE_READS_LIMIT', { detail: `This server watches at most ${this.#maxTotal} reads at once; try again later` });
+    const open = this.#perClient.get(request.client) ?? 0;
+    if (open >= this.#maxPerClient) throw new ApiError('LIVE_READS_LIMIT', { detail: `At most ${this.#maxPerClient} live reads per client; close one first` });
+    const key = `${request.key} ${askerKey(this.model, request.principal)}`;
+    let entry = this.#entries.get(key);
+    if (entry === undefined) {
+      const tables = [...new Set(request.plans.flatMap((plan) => this.reader.compile(plan).tables))];
+      entry = { key, plans: request.plans, tables, render: request.render, watchers: new Set(), version: undefined, value: undefined, running: false, again: false };
+      this.#entries.set(key, entry);
+      for (const table of tables) {
+        let set = this.#byTable.get(table);
+        if (set === undefined) this.#byTable.set(table, (set = new Set()));
+        set.add(entry);
+      }
+    }
+    const watcher: Watcher = { lastEtag: request.lastEtag, send };
+    entry.watchers.add(watcher);
+    this.#count++;
+    this.#perClient.set(request.client, open + 1);
+    if (this.#count === 1) this.#start();
+    // A newcomer needs a value checked against the clocks as they are now, even when the entry has one.
+    this.#dirty.add(entry);
+    this.#schedule();
+    let closed = false;
+    const shared = entry;
+    return {
+      close: () => {
+        if (closed) return;
+        closed = true;
+        shared.watchers.delete(watcher);
+        this.#count--;
+        const left = (this.#perClient.get(request.client) ?? 1) - 1;
+        if (left === 0) this.#perClient.delete(request.client);
+        else this.#perClient.set(request.client, left);
+        if (shared.watchers.size === 0) this.#drop(shared);
+        if (this.#count === 0) this.#stop();
+      },
+    };
+  }
+
+  /** Stops listening and polling (the engine's owner closes the database after). */
+  close(): void {
+    this.#stop();
+  }
+
+  #drop(entry: Entry): void {
+    this.#entries.delete(entry.key);
+    this.#dirty.delete(entry);
+    for (const table of entry.tables) {
+      const set = this.#byTable.get(table);
+      set?.delete(entry);
+      if (set?.size === 0) this.#byTable.delete(table);
+    }
+  }
+
+  /** The first live read: hear commits (here and, where the database tells, elsewhere) and look at the clocks now and then. */
+  #start(): void {
+    this.#stopListening = [this.clock.onCommitted((tables) => this.tablesMoved(tables))];
+    if (this.db.watchChanges !== undefined) this.#stopListening.push(this.db.watchChanges((tables) => this.tablesMoved(tables)));
+    this.#poll = setInterval(() => this.tablesMoved(undefined), this.#pollMs);
+    this.#poll.unref();
+  }
+
+  #stop(): void {
+    for (const stop of this.#stopListening) stop();
+    this.#stopListening = [];
+    clearInterval(this.#poll);
+    this.#poll = undefined;
+  }
+
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      const batch = [...this.#dirty];
+      this.#dirty.clear();
+      for (const entry of batch) void this.#run(entry);
+    });
+  }
+
+  async #run(entry: Entry): Promise<void> {
+    if (entry.running) {
+      entry.again = true;
+      return;
+    }
+    entry.running = true;
+    try {
+      // The clocks before the data, so the data is never older than the version it is remembered at.
+      const state = await this.clock.stateOf(entry.tables, 0);
+      if (entry.value === undefined || state.version !== entry.version) {
+        entry.value = await this.#read(entry);
+        entry.version = state.version;
+      }
+    } catch (error) {
+      // The clocks could not be read (an outage): tell the watchers, and look again at the next poll.
+      entry.value = errorValue(error);
+      entry.version = undefined;
+    } finally {
+      entry.running = false;
+    }
+    const value = entry.value;
+    for (const watcher of entry.watchers) {
+      if (watcher.lastEtag === value.etag) continue;
+      watcher.lastEtag = value.etag;
+      watcher.send(value);
+    }
+    if (entry.again) {
+      entry.again = false;
+      if (this.#entries.get(entry.key) === entry) {
+        this.#dirty.add(entry);
+        this.#schedule();
+      }
+    }
+  }
+
+  async #read(entry: Entry): Promise<LiveValue> {
+    try {
+      const results: ReadResult[] = [];
+      for (const plan of entry.plans) results.push(await this.reader.read(plan));
+      const body = entry.render(results);
+      return { kind: 'value', etag: strongEtag(body), body };
+    } catch (error) {
+      return errorValue(error);
+    }
+  }
+}
+
+/** An error's "ETag": the same error twice in a row is sent once. */
+function errorValue(error: unknown): LiveValue {
+  return { kind: 'error', etag: `"error:${isApiError(error) ? error.code : 'INTERNAL'}"`, error };
+}

@@ -1,0 +1,64 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ExecutionResult } from 'graphql';
+import { createHandler } from 'graphql-sse/lib/use/fastify';
+import { principalOf } from '../../auth/request-principal.js';
+import { isApiError } from '../../errors/api-error.js';
+import { principalKey } from '../../plan/principal.js';
+import type { GraphqlHandler, StreamResult } from '../handle-graphql.js';
+import { paramsFromJson } from '../http/graphql-params.js';
+
+/** Formatted results (plain JSON), which the library sends as they are. */
+function once(result: StreamResult): AsyncIterable<ExecutionResult> {
+  // eslint-disable-next-line @typescript-eslint/require-await -- an async generator is the shortest async iterable of one
+  return (async function* () {
+    yield result as unknown as ExecutionResult;
+  })();
+}
+
+/** Streams open now, ended when the server closes. */
+export type OpenSseStreams = Set<FastifyReply>;
+
+/**
+ * GraphQL over Server-Sent Events (the graphql-sse protocol, both its
+ * distinct-connections and single-connection modes), with every operation
+ * going through the handler's own pipeline (`operate`): a subscription is a
+ * live query, sent now and on every change. The principal is the request's,
+ * set at the edge as for any other route.
+ */
+export function createGraphqlSseRoute(handler: GraphqlHandler, streams: OpenSseStreams): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
+  const sse = createHandler({
+    onSubscribe: async (req, params) => {
+      const request = req.raw;
+      const principal = principalOf(request);
+      let outcome;
+      try {
+        outcome = await handler.operate({
+          params: paramsFromJson(params),
+          principal,
+          client: principal.via === 'anonymous' ? `address ${request.ip}` : principalKey(principal),
+          log: request.log,
+        });
+      } catch (error) {
+        // Parameters the pipeline refused before running (a batch, a non-object): a request error.
+        if (!isApiError(error)) throw error;
+        return once({ errors: [{ message: error.detail ?? error.title, extensions: { code: error.code } }] });
+      }
+      // A single result goes as a stream of one: graphql-sse takes an object without `data` (a request error) for execution arguments.
+      return outcome.kind === 'single' ? once(outcome.result) : (outcome.results as unknown as AsyncIterable<ExecutionResult>);
+    },
+  });
+  return async (request, reply) => {
+    // graphql-sse writes the response itself.
+    reply.hijack();
+    streams.add(reply);
+    try {
+      await sse(request, reply);
+    } catch (error) {
+      request.log.error({ err: error }, 'graphql-sse failed');
+      if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+      reply.raw.end();
+    } finally {
+      streams.delete(reply);
+    }
+  };
+}

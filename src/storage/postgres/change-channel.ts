@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { StorageLogger } from './open-postgres.js';
+
+/** The channel instances announce committed clock moves on. */
+const CHANNEL = 'diglot_changes';
+/** After the listening connection fails, the next attempt waits this long. */
+const RETRY_MS = 1_000;
+/** NOTIFY payloads must stay under 8,000 bytes; a longer table list is sent as "everything". */
+const MAX_PAYLOAD = 7_000;
+
+export type ChangeListener = (tables: readonly string[] | undefined) => void;
+
+/**
+ * Tells the other Diglot processes on the database which tables' clocks this
+ * one moved (`NOTIFY` after COMMIT, so a listener that re-reads finds the
+ * change), and hears theirs (`LISTEN` on a connection of its own, opened at
+ * the first listener). Announcements made in one event-loop turn go out as
+ * one NOTIFY. A listener is told `undefined` (anything may have moved) when
+ * the connection comes back after a break, since what was said meanwhile
+ * is lost. A process that crashes between COMMIT and NOTIFY is covered by
+ * the live reads' periodic look at the clocks (engine/live-reads.ts).
+ */
+export class ChangeChannel {
+  readonly #id = randomUUID();
+  readonly #listeners = new Set<ChangeListener>();
+  #pending: Set<string> | undefined;
+  #client: pg.Client | undefined;
+  #connecting: Promise<void> | undefined;
+  #closed = false;
+  #retry: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly url: string,
+    private readonly send: (sql: string, params: readonly string[]) => Promise<unknown>,
+    private readonly options: { readonly connectTimeoutMs: number; readonly logger: StorageLogger | undefined; readonly alone: () => boolean },
+  ) {}
+
+  announce(tables: readonly string[]): void {
+    if (this.#closed || tables.length === 0) return;
+    if (this.#pending === undefined) {
+      this.#pending = new Set();
+      setImmediate(() => this.#flush());
+    }
+    for (const table of tables) this.#pending.add(table);
+  }
+
+  watch(listener: ChangeListener): () => void {
+    this.#listeners.add(listener);
+    if (this.#client === undefined && this.#connecting === undefined) this.#connect();
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#retry);
+    await this.#connecting?.catch(() => undefined);
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+
+  #flush(): void {
+    const tables = [...(this.#pending ?? [])];
+    this.#pending = undefined;
+    // The lease is held only while no other process is on the database: nobody to tell.
+    if (this.#closed || this.options.alone()) return;
+    let list = tables.sort().join(',');
+    if (list.length > MAX_PAYLOAD) list = '*';
+    this.send('SELECT pg_notify($1, $2)', [CHANNEL, `${this.#id} ${list}`]).catch((error: unknown) => {
+      this.options.logger?.warn({ err: error }, 'could not announce a change to other instances; they see it at their next look at the clocks');
+    });
+  }
+
+  #connect(): void {
+    const client = new pg.Client({ connectionString: this.url, application_name: 'diglot-changes', connectionTimeoutMillis: this.options.connectTimeoutMs, keepAlive: true });
+    const broken = (error: unknown): void => {
+      if (this.#client !== client && this.#connecting === undefined) return;
+      this.#client = undefined;
+      client.end().catch(() => undefined);
+      if (this.#closed) return;
+      this.options.logger?.warn({ err: error }, 'the connection that hears other instances failed; reconnecting');
+      this.#retry = setTimeout(() => {
+        if (!this.#closed && this.#listeners.size > 0) this.#connect();
+      }, RETRY_MS);
+      this.#retry.unref();
+    };
+    client.on('error', broken);
+    client.on('end', () => broken(new Error('the change-channel connection closed')));
+    client.on('notification', (message) => {
+      if (message.channel !== CHANNEL || message.payload === undefined) return;
+      const space = message.payload.indexOf(' ');
+      if (message.payload.slice(0, space) === this.#id) return;
+      const list = message.payload.slice(space + 1);
+      this.#tell(list === '*' ? undefined : list.split(','));
+    });
+    this.#connecting = (async () => {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+    })().then(
+      () => {
+        this.#connecting = undefined;
+        if (this.#closed) {
+          client.end().catch(() => undefined);
+          return;
+        }
+        this.#client = client;
+        // Whatever was announced before LISTEN took effect was not heard.
+        this.#tell(undefined);
+      },
+      (error: unknown) => {
+        this.#connecting = undefined;
+        broken(error);
+      },
+    );
+  }
+
+  #tell(tables: readonly string[] | undefined): void {
+    for (const listener of this.#listeners) listener(tables);
+  }
+}
