@@ -11,6 +11,7 @@ import { registerOpenApi } from '../rest/openapi/register-openapi.js';
 import { multipartLimits } from '../files/multipart-parts.js';
 import { adminRoleOf } from '../auth/admin-role.js';
 import { createAuthenticator, type AuthOptions } from '../auth/authenticator.js';
+import { createAccounts, type AccountsOptions } from '../auth/accounts/accounts.js';
 import { clientErrors } from './client-errors.js';
 import { crossSiteGuard } from './cross-site-guard.js';
 import { closeAfterUnreadBody, installErrorHandling } from './error-handler.js';
@@ -55,6 +56,11 @@ export interface ServerOptions {
    * credentials a request is anonymous; with a bad one it is refused (401).
    */
   readonly auth?: AuthOptions;
+  /**
+   * Sign-up, sign-in and tokens for the type marked `@account` (src/auth/accounts/):
+   * token lifetimes, the signing secret, password hash cost, rate limits.
+   */
+  readonly accounts?: AccountsOptions;
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -118,7 +124,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   // Before any route is registered, so they run for every one (and before any body is parsed).
   app.addHook('onRequest', crossSiteGuard(options.allowedOrigins ?? []));
   const { engine } = options;
-  installRequestContext(app, createAuthenticator({ ...options.auth, adminRole: adminRoleOf(engine.model), db: engine.db }));
+  const accounts = await createAccounts(engine, options.accounts);
+  installRequestContext(app, createAuthenticator({ ...options.auth, adminRole: adminRoleOf(engine.model), db: engine.db, issuedTokens: accounts?.keys }));
   app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (_request, body, done) => {
     try {
       done(null, JSON.parse(body as string));
@@ -142,8 +149,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     await app.register(multipart, { limits: multipartLimits(engine.files.limits, options.bodyLimit ?? 1024 * 1024) });
   }
   const limits = resolvePlanLimits(options.limits);
-  registerRestApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true });
-  registerGraphqlApi(app, { engine, limits, graphql: { exposeInternals: options.exposeInternals, ...options.graphql } });
+  registerRestApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true, accounts });
+  registerGraphqlApi(app, { engine, limits, graphql: { exposeInternals: options.exposeInternals, ...options.graphql }, accounts });
   registerOpenApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true });
   await app.ready();
   return app;

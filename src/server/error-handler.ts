@@ -44,7 +44,9 @@ export function installErrorHandling(app: FastifyInstance, options: ErrorHandlin
     }
     const allow = error.extensions['allow'];
     if (Array.isArray(allow)) void reply.header('allow', allow.join(', '));
-    const retryAfter = retryAfterOf(error.code);
+    // A 429 carries its own wait (extensions.retryAfter, seconds); a 503 has its code's.
+    const own = error.extensions['retryAfter'];
+    const retryAfter = typeof own === 'number' ? own : retryAfterOf(error.code);
     if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
     if (error.status >= 500) request.log.warn({ code: error.code, detail: error.detail }, 'service unavailable');
     void reply.code(error.status).type(PROBLEM_CONTENT_TYPE).send(problemOf(error, request.url));
