@@ -16,6 +16,9 @@ import { openDatabase } from '../storage/open-database.js';
 import { createServer } from '../server/create-server.js';
 import { databaseFromEnv } from './database-env.js';
 import { demoSecretPath, loadDemoSecret } from './demo-secret.js';
+import { seedDemoPasswords } from './demo-accounts.js';
+import { AccountStore } from '../storage/accounts.js';
+import { rotateSigningKey } from '../auth/accounts/signing-keys.js';
 
 /** Errors the CLI reports as one line and a non-zero exit, never a stack trace. */
 class CliError extends Error {}
@@ -133,6 +136,19 @@ export async function runCli(argv: readonly string[]): Promise<void> {
         const result = await store.revoke(which, new Date().toISOString());
         if (result === 'not-found') throw new CliError(`no API key has the id or name ${which}`);
         process.stdout.write(result === 'revoked' ? `revoked ${which}\n` : `${which} was already revoked\n`);
+      });
+    });
+
+  withSchema(withDb(keys.command('rotate-signing')))
+    .description("make a new key for the access tokens Diglot signs (accounts); the previous key still verifies its tokens until they expire")
+    .action(async (options: { db: string; schema: string[] }) => {
+      const model = await loadModel(options.schema);
+      if (model.account === undefined) throw new CliError('the schema marks no type @account: Diglot signs no tokens');
+      await withDatabase(options.db, async (db) => {
+        const store = new AccountStore(db, model);
+        if (!(await store.ready())) throw new CliError('this database has no account tables yet: run `diglot migrate` (or `serve`) on it first');
+        const kid = await rotateSigningKey(store, Date.now());
+        process.stdout.write(`new signing key ${kid}; running servers sign with it within a minute; tokens signed with the previous key stay valid until they expire\n`);
       });
     });
 
@@ -257,7 +273,12 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
   if (result.steps.length > 0) process.stderr.write(`migrated: ${result.steps.length} step(s) applied\n`);
   const files = createFileService({ directory: options.files });
   const engine = createEngine(model, db, { files });
-  if (seedIfEmpty && (await engine.isEmpty())) await seed(engine, 1);
+  const justSeeded = seedIfEmpty && (await engine.isEmpty());
+  if (justSeeded) await seed(engine, 1);
+  // Accounts sign with DIGLOT_JWT_SECRET when one is given, else with keys kept in the database.
+  const signingSecret = authOptions(options).jwtSecret;
+  const accounts = signingSecret === undefined ? {} : { signingSecret };
+  const demoAccounts = justSeeded ? await seedDemoPasswords(engine, accounts) : [];
   const production = process.env['NODE_ENV'] === 'production';
   if (options.onlyPersisted && options.persistedDocuments === undefined) throw new CliError('--only-persisted needs --persisted-documents <file>');
   let auth = authOptions(options);
@@ -267,6 +288,7 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
   const app = await createServer({
     engine,
     auth,
+    accounts,
     logger: { level: process.env['LOG_LEVEL'] ?? 'info' },
     exposeInternals: process.env['NODE_ENV'] === 'development',
     requireIfMatch: options.requireIfMatch,
@@ -320,6 +342,7 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
       `  Health     ${origin}/healthz`,
       `  Files      ${files.store.location}`,
       ...credentials,
+      ...demoAccounts,
       '',
     ].join('\n'),
   );

@@ -78,6 +78,8 @@ export interface Accounts {
   confirmPasswordReset(token: unknown, password: unknown, request: AccountRequest): Promise<void>;
   requestEmailVerification(request: AccountRequest): Promise<void>;
   confirmEmailVerification(token: unknown, request: AccountRequest): Promise<void>;
+  /** Sets an account's password, as an operator does (`diglot start`'s demo accounts): checked as at sign-up. */
+  setPassword(accountId: string, password: string): Promise<void>;
   /** The principal a session's access token stands for (as the authenticator would make it), to read the account with. */
   principalOf(session: Session): Principal;
 }
@@ -293,6 +295,10 @@ export async function createAccounts(engine: Engine, options: AccountsOptions = 
       // Through the engine, as an admin would set it: the change clock moves and the change is an event like any other.
       await engine.write(planUpdate(model, type.name, id, validateInput(model, type, { [verified]: true }, 'patch'), admin));
       request.log.info({ account: { event: 'email-verified', accountId: id, address: request.address } }, 'email verified');
+    },
+
+    async setPassword(accountId, password) {
+      await store.setPassword(accountId, await hasher.hash(checkNewPassword(password)), now());
     },
 
     principalOf: (session) => {

@@ -36,6 +36,9 @@ interface Key {
   readonly retiredAt: number | null;
 }
 
+/** How often a signing server reads the keys again (`diglot keys rotate-signing` reaches it within this time). */
+const REFRESH_KEYS_MS = 60_000;
+
 /** How often an unknown Diglot kid may send the keys to be read again (another instance rotated them): made-up kids cost one query per period. */
 const RELOAD_COOLDOWN_MS = 5_000;
 
@@ -46,11 +49,14 @@ const RELOAD_COOLDOWN_MS = 5_000;
 export async function loadSigningKeys(options: SigningKeysOptions): Promise<SigningKeys> {
   const { store, now } = options;
   let keys: Key[] = [];
+  /** When the keys were last read: a signing server reads them again each minute, so a rotation reaches it. */
+  let loadedAt = 0;
   /** When an unknown kid last sent the keys to be read again. */
   let lastMiss = Number.NEGATIVE_INFINITY;
   const fixed = options.secret === undefined ? undefined : fixedKey(options.secret);
 
   const load = async (): Promise<void> => {
+    loadedAt = now();
     if (fixed !== undefined) {
       keys = [fixed];
       return;
@@ -76,7 +82,8 @@ export async function loadSigningKeys(options: SigningKeysOptions): Promise<Sign
   const usable = (key: Key): boolean => key.retiredAt === null || key.retiredAt + (options.accessTokenSeconds + 60) * 1000 > now();
 
   return {
-    sign: (claims, subject) => {
+    sign: async (claims, subject) => {
+      if (now() - loadedAt > REFRESH_KEYS_MS) await load();
       const key = current();
       return new SignJWT({ ...claims })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: key.kid })
@@ -105,12 +112,18 @@ export async function loadSigningKeys(options: SigningKeysOptions): Promise<Sign
     },
     rotate: async () => {
       if (fixed !== undefined) throw new Error('The signing key is given by DIGLOT_JWT_SECRET: change that secret to rotate it');
-      const kid = newKid();
-      await store.addSigningKey(kid, randomBytes(32).toString('base64url'), now());
+      const kid = await rotateSigningKey(store, now());
       await load();
       return kid;
     },
   };
+}
+
+/** Adds a new current signing key (`diglot keys rotate-signing`) and returns its kid. */
+export async function rotateSigningKey(store: AccountStore, now: number): Promise<string> {
+  const kid = newKid();
+  await store.addSigningKey(kid, randomBytes(32).toString('base64url'), now);
+  return kid;
 }
 
 function newKid(): string {
