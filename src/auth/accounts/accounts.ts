@@ -31,6 +31,8 @@ export interface AccountsOptions {
   readonly signingSecret?: string;
   /** argon2id cost (default: OWASP's m=19456 KiB, t=2, p=1). */
   readonly passwordHash?: PasswordHashParameters;
+  /** Hashes computed at once (default: one less than the cores, at least one), so the event loop keeps a core. */
+  readonly hashConcurrency?: number;
   readonly limits?: AccountLimitOptions;
   readonly now?: () => number;
 }
@@ -102,7 +104,7 @@ export async function createAccounts(engine: Engine, options: AccountsOptions = 
   const refreshTokenSeconds = options.refreshTokenSeconds ?? 30 * 24 * 3600;
   const linkBase = (options.linkBase ?? 'http://localhost:3000').replace(/\/+$/, '');
   const store = new AccountStore(db, model);
-  const hasher = createPasswordHasher(options.passwordHash);
+  const hasher = createPasswordHasher(options.passwordHash, options.hashConcurrency);
   const keys = await loadSigningKeys({ store, secret: options.signingSecret, accessTokenSeconds, now });
   const limits = createAccountLimits(options.limits);
   const admin: Principal = Object.freeze({ id: null, role: model.roles?.admin ?? null, claims: Object.freeze({}), admin: true, via: 'admin-key' });

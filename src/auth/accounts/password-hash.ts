@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { hash, parseOptions, verify } from '@node-rs/argon2';
 
 /** argon2id's cost: memory in KiB, passes, lanes. */
@@ -27,15 +28,22 @@ export interface PasswordHasher {
   verifyDummy(password: string): Promise<void>;
 }
 
-export function createPasswordHasher(parameters: PasswordHashParameters = DEFAULT_PASSWORD_HASH): PasswordHasher {
+/**
+ * `concurrency`: hashes running at once (default: one less than the cores,
+ * at least one). Each takes a core for tens of milliseconds; were every
+ * libuv thread hashing, a storm of sign-ins would leave the event loop no
+ * core, and every other request would wait (bench/micro/sign-in.mjs).
+ */
+export function createPasswordHasher(parameters: PasswordHashParameters = DEFAULT_PASSWORD_HASH, concurrency = Math.max(1, availableParallelism() - 1)): PasswordHasher {
+  const queue = createQueue(concurrency);
   // No `algorithm`: @node-rs/argon2's default is argon2id (its `Algorithm` is a const enum, which isolated modules cannot name).
   const options = { ...parameters };
   let dummy: Promise<string> | undefined;
   return {
-    hash: (password) => hash(password, options),
+    hash: (password) => queue(() => hash(password, options)),
     verify: async (stored, password) => {
       try {
-        return await verify(stored, password);
+        return await queue(() => verify(stored, password));
       } catch {
         return false;
       }
@@ -49,8 +57,27 @@ export function createPasswordHasher(parameters: PasswordHashParameters = DEFAUL
       }
     },
     verifyDummy: async (password) => {
-      dummy ??= hash('diglot dummy password', options);
-      await verify(await dummy, password).catch(() => false);
+      dummy ??= queue(() => hash('diglot dummy password', options));
+      const made = await dummy;
+      await queue(() => verify(made, password)).catch(() => false);
     },
+  };
+}
+
+/** Runs at most `limit` tasks at once, the others in arrival order. */
+function createQueue(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (task) => {
+    // A finished task hands its slot to the next waiter, so no newcomer slips in between.
+    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    else running++;
+    try {
+      return await task();
+    } finally {
+      const next = waiting.shift();
+      if (next === undefined) running--;
+      else next();
+    }
   };
 }
