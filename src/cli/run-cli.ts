@@ -275,9 +275,11 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
   const engine = createEngine(model, db, { files });
   const justSeeded = seedIfEmpty && (await engine.isEmpty());
   if (justSeeded) await seed(engine, 1);
-  // Accounts sign with DIGLOT_JWT_SECRET when one is given, else with keys kept in the database.
+  // Accounts sign with the private key in DIGLOT_SIGNING_KEY_FILE (and serve its JWKS), else DIGLOT_JWT_SECRET, else keys kept in the database.
   const signingSecret = authOptions(options).jwtSecret;
-  const accounts = signingSecret === undefined ? {} : { signingSecret };
+  const keyFile = process.env['DIGLOT_SIGNING_KEY_FILE'];
+  const accounts =
+    keyFile !== undefined && keyFile !== '' ? { signingPrivateKey: readSigningKey(keyFile) } : signingSecret === undefined ? {} : { signingSecret };
   const demoAccounts = justSeeded ? await seedDemoPasswords(engine, accounts) : [];
   const production = process.env['NODE_ENV'] === 'production';
   if (options.onlyPersisted && options.persistedDocuments === undefined) throw new CliError('--only-persisted needs --persisted-documents <file>');
@@ -365,6 +367,14 @@ function describe(error: unknown): string {
   if (isApiError(error)) return `${error.code}: ${error.detail ?? error.title}`;
   if (error instanceof Error) return error.message;
   return String(error);
+}
+
+function readSigningKey(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new CliError(`DIGLOT_SIGNING_KEY_FILE ${path}: ${(error as Error).message}`);
+  }
 }
 
 function parsePort(value: string): number {

@@ -43,6 +43,13 @@ export function registerAccountRoutes(app: FastifyInstance, accounts: Accounts):
     reply.code(202);
   });
   route('/auth/verify-email/confirm', async (body, request) => accounts.confirmEmailVerification(body['token'], request));
+
+  const jwks = accounts.keys.jwks();
+  if (jwks !== undefined) {
+    // Where identity providers conventionally serve their keys; public keys only, so any cache may keep it a while.
+    app.get('/.well-known/jwks.json', (_request, reply) => reply.header('cache-control', 'public, max-age=300').type('application/jwk-set+json').send(JSON.stringify(jwks)));
+    methodNotAllowed(app, '/.well-known/jwks.json', ['GET', 'HEAD']);
+  }
 }
 
 function accountRequest(request: FastifyRequest): AccountRequest {

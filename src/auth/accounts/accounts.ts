@@ -29,6 +29,8 @@ export interface AccountsOptions {
   readonly linkBase?: string;
   /** Sign with this secret (32 bytes or more; DIGLOT_JWT_SECRET) instead of keys kept in the database. */
   readonly signingSecret?: string;
+  /** Sign with this private key (PEM: Ed25519, P-256, P-384 or RSA) instead, and serve its public half at /.well-known/jwks.json. */
+  readonly signingPrivateKey?: string;
   /** argon2id cost (default: OWASP's m=19456 KiB, t=2, p=1). */
   readonly passwordHash?: PasswordHashParameters;
   /** Hashes computed at once (default: one less than the cores, at least one), so the event loop keeps a core. */
@@ -105,7 +107,7 @@ export async function createAccounts(engine: Engine, options: AccountsOptions = 
   const linkBase = (options.linkBase ?? 'http://localhost:3000').replace(/\/+$/, '');
   const store = new AccountStore(db, model);
   const hasher = createPasswordHasher(options.passwordHash, options.hashConcurrency);
-  const keys = await loadSigningKeys({ store, secret: options.signingSecret, accessTokenSeconds, now });
+  const keys = await loadSigningKeys({ store, secret: options.signingSecret, privateKey: options.signingPrivateKey, accessTokenSeconds, now });
   const limits = createAccountLimits(options.limits);
   const admin: Principal = Object.freeze({ id: null, role: model.roles?.admin ?? null, claims: Object.freeze({}), admin: true, via: 'admin-key' });
 

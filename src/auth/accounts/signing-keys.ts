@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { decodeProtectedHeader, errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { ApiError } from '../../errors/api-error.js';
 import type { AccountStore } from '../../storage/accounts.js';
+import { asymmetricSigningKeys } from './asymmetric-key.js';
 
 /** Every key id of a token Diglot signs starts so: the authenticator sends such tokens here. */
 export const ISSUED_KID_PREFIX = 'diglot-';
@@ -13,6 +14,8 @@ export interface SigningKeysOptions {
   readonly store: AccountStore;
   /** A secret of 32 bytes or more to sign with instead of keys kept in the database (DIGLOT_JWT_SECRET). */
   readonly secret?: string | undefined;
+  /** A private key (PEM) to sign with instead: Ed25519, P-256, P-384 or RSA; its public half is served as a JWKS. */
+  readonly privateKey?: string | undefined;
   /** How long an access token lives: a retired key verifies this long after it is retired. */
   readonly accessTokenSeconds: number;
   readonly now: () => number;
@@ -28,6 +31,8 @@ export interface SigningKeys {
   verify(token: string, now: Date): Promise<JWTPayload>;
   /** Makes a new current key; the others verify their tokens until those expire. Returns the new kid. */
   rotate(): Promise<string>;
+  /** The JWKS document of the public keys (RFC 7517), when the tokens are signed with a private key; undefined for shared secrets. */
+  jwks(): { readonly keys: readonly object[] } | undefined;
 }
 
 interface Key {
@@ -48,6 +53,10 @@ const RELOAD_COOLDOWN_MS = 5_000;
  */
 export async function loadSigningKeys(options: SigningKeysOptions): Promise<SigningKeys> {
   const { store, now } = options;
+  if (options.privateKey !== undefined) {
+    const asymmetric = await asymmetricSigningKeys(options.privateKey, ISSUER, ISSUED_KID_PREFIX, options.accessTokenSeconds, now);
+    return { ...asymmetric, owns: (token) => kidOf(token)?.startsWith(ISSUED_KID_PREFIX) === true };
+  }
   let keys: Key[] = [];
   /** When the keys were last read: a signing server reads them again each minute, so a rotation reaches it. */
   let loadedAt = 0;
@@ -116,6 +125,7 @@ export async function loadSigningKeys(options: SigningKeysOptions): Promise<Sign
       await load();
       return kid;
     },
+    jwks: () => undefined,
   };
 }
 
