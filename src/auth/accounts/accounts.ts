@@ -109,15 +109,15 @@ export async function createAccounts(engine: Engine, options: AccountsOptions = 
   const hasher = createPasswordHasher(options.passwordHash, options.hashConcurrency);
   const keys = await loadSigningKeys({ store, secret: options.signingSecret, privateKey: options.signingPrivateKey, accessTokenSeconds, now });
   const limits = createAccountLimits(options.limits);
-  const admin: Principal = Object.freeze({ id: null, role: model.roles?.admin ?? null, claims: Object.freeze({}), admin: true, via: 'admin-key' });
+  const admin: Principal = Object.freeze({ id: null, role: adminRoleOf(model), claims: Object.freeze({}), admin: true, via: 'admin-key' });
 
   const issue = async (state: AccountState, familyId = newId()): Promise<Session> => {
     const refreshToken = `${REFRESH_PREFIX}${randomBytes(32).toString('base64url')}`;
     const at = now();
     await store.insertSession({ id: newId(), familyId, accountId: state.id, tokenHash: hashCredential(refreshToken), createdAt: at, expiresAt: at + refreshTokenSeconds * 1000 });
-    return sessionOf(state, refreshToken, familyId, at);
+    return sessionOf(state, refreshToken, familyId);
   };
-  const sessionOf = async (state: AccountState, refreshToken: string, familyId: string, _at: number): Promise<Session> => {
+  const sessionOf = async (state: AccountState, refreshToken: string, familyId: string): Promise<Session> => {
     const claims = { ...(state.role === null ? {} : { role: state.role }), sid: familyId };
     const accessToken = await keys.sign(claims, state.id);
     return { accessToken, tokenType: 'Bearer', expiresIn: accessTokenSeconds, refreshToken, refreshExpiresIn: refreshTokenSeconds, accountId: state.id };
@@ -226,7 +226,7 @@ export async function createAccounts(engine: Engine, options: AccountsOptions = 
         expiresAt: at + refreshTokenSeconds * 1000,
       });
       if (!rotated) return reused();
-      return sessionOf(state, next, session.familyId, at);
+      return sessionOf(state, next, session.familyId);
     },
 
     async signOut(refreshToken, request) {
