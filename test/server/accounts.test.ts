@@ -2,6 +2,7 @@ import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/databases.js';
 import { http, type HttpResponse } from '../support/http.js';
+import { createResponseValidator } from '../support/openapi-validator.js';
 import { startServer, type TestServer } from '../support/start-server.js';
 
 const ADMIN_KEY = 'accounts-test-admin-key-0123456789';
@@ -36,8 +37,12 @@ describeEachDialect('Accounts: sign-up, sign-in and tokens, the same in REST and
     bodies.push(response.text);
     return response;
   };
-  const rest = async (method: string, path: string, body?: unknown, token?: string): Promise<HttpResponse> =>
-    remember(await http(server.url, method, path, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` }, ...(body === undefined ? {} : { body }) }));
+  const restCalls: { method: string; path: string; response: HttpResponse }[] = [];
+  const rest = async (method: string, path: string, body?: unknown, token?: string): Promise<HttpResponse> => {
+    const response = remember(await http(server.url, method, path, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` }, ...(body === undefined ? {} : { body }) }));
+    restCalls.push({ method, path, response });
+    return response;
+  };
   const graphql = async (query: string, variables: Record<string, unknown> = {}, token?: string): Promise<HttpResponse> =>
     remember(await http(server.url, 'POST', '/graphql', { body: { query, variables }, headers: token === undefined ? {} : { authorization: `Bearer ${token}` } }));
 
@@ -315,6 +320,15 @@ describeEachDialect('Accounts: sign-up, sign-in and tokens, the same in REST and
     // The server reads the new key when it first meets its kid.
     const fresh = await keys.sign({ role: 'MEMBER' }, String(session['accountId']));
     expect((await flows.me('rest', fresh)).response.status).toBe(200);
+  });
+
+  it('answers every /auth and /me request as the OpenAPI document says', async () => {
+    const validator = createResponseValidator((await http(server.url, 'GET', '/openapi.json')).json as object);
+    const checked = restCalls.filter((call) => call.path.startsWith('/auth/') || call.path === '/me');
+    expect(new Set(checked.map((call) => call.path)).size).toBeGreaterThanOrEqual(9);
+    for (const { method, path, response } of checked) {
+      expect(validator.validate(method, path, response.status, response.headers.get('content-type'), response.json, response.headers), `${method} ${path} ${response.status}`).toEqual([]);
+    }
   });
 
   it('never lets a password out: not in any response, log line or event', async () => {
