@@ -7,6 +7,7 @@ import { LruCache } from '../util/lru-cache.js';
 import { API_KEY_PREFIX, isApiKeyShape } from './api-key.js';
 import { parseClaimPath, readClaim } from './claim-path.js';
 import { hashCredential } from './credential-hash.js';
+import type { SigningKeys } from './accounts/signing-keys.js';
 import { createJwtVerifier, type JwtVerifierOptions } from './jwt-verifier.js';
 
 /** How a server accepts credentials: the server option `auth` (CLI flags and environment in src/cli/). */
@@ -28,6 +29,8 @@ export interface AuthenticatorOptions extends AuthOptions {
   readonly adminRole: string;
   /** Where API keys are looked up; without it an API key is refused. */
   readonly db?: Database;
+  /** The keys of the tokens this server issues itself (accounts): such a token is checked with them, whatever outside keys are configured. */
+  readonly issuedTokens?: Pick<SigningKeys, 'owns' | 'verify'>;
   /** The clock, in ms since the epoch (tests move it; token checks and cache expiry both read it). */
   readonly now?: () => number;
 }
@@ -45,6 +48,9 @@ export interface Authenticator {
   /** Token signatures checked so far (observability, tests: a remembered token costs none). */
   readonly verifications: number;
 }
+
+const OWN_ID = parseClaimPath('sub');
+const OWN_ROLE = parseClaimPath('role');
 
 /** Tokens without `exp` are remembered this long at most. */
 const UNEXPIRING_TOKEN_CACHE_MS = 10 * 60_000;
@@ -69,8 +75,8 @@ interface Remembered {
 export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
   const now = options.now ?? Date.now;
   const verify = createJwtVerifier(options);
-  const idPath = parseClaimPath(options.idClaim ?? 'sub');
-  const rolePath = parseClaimPath(options.roleClaim ?? 'role');
+  const configuredId = parseClaimPath(options.idClaim ?? 'sub');
+  const configuredRole = parseClaimPath(options.roleClaim ?? 'role');
   const store = options.db === undefined ? undefined : new ApiKeyStore(options.db);
   const apiKeyCacheMs = options.apiKeyCacheMs ?? 5000;
   const remembered = new LruCache<string, Remembered>(options.cacheSize ?? 10_000);
@@ -90,15 +96,16 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     return principal;
   };
 
-  const fromJwt = async (token: string, hash: string, check: NonNullable<typeof verify>): Promise<Principal> => {
+  const fromJwt = async (token: string, hash: string, check: NonNullable<typeof verify>, own = false): Promise<Principal> => {
     verifications++;
     const payload = await check(token, new Date(now()));
-    const principal = principalOf(payload);
+    // Diglot's own tokens say who and what in `sub` and `role`, whatever claims outside tokens use.
+    const principal = own ? principalOf(payload, OWN_ID, OWN_ROLE) : principalOf(payload);
     remembered.set(hash, { principal, until: payload.exp === undefined ? now() + UNEXPIRING_TOKEN_CACHE_MS : payload.exp * 1000 });
     return principal;
   };
 
-  const principalOf = (payload: JWTPayload): Principal => {
+  const principalOf = (payload: JWTPayload, idPath = configuredId, rolePath = configuredRole): Principal => {
     const id = readClaim(payload, idPath);
     if (!(typeof id === 'string' && id !== '') && !(typeof id === 'number' && Number.isFinite(id))) {
       throw unauthenticated(`The token has no ${idPath.join('.')} claim (a string) to say who it is`);
@@ -125,6 +132,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
         return fromApiKey(hash);
       }
       if (!JWT_SHAPE.test(token)) throw unauthenticated('The credential is neither a JWT nor an API key of this server');
+      if (options.issuedTokens?.owns(token) === true) return fromJwt(token, hash, options.issuedTokens.verify, true);
       if (verify === undefined) throw unauthenticated('This server accepts no JWTs: no secret, public key or JWKS URL is configured');
       return fromJwt(token, hash, verify);
     },

@@ -22,6 +22,9 @@ import { addOptions, type Options } from './config/resolve-options.js';
 import { initProject, InitRefusedError, STARTER_SCHEMA_FILE } from './init-project.js';
 import { demoSecretPath, loadDemoSecret } from './demo-secret.js';
 import { createLogStream } from './log-stream.js';
+import { seedDemoPasswords } from './demo-accounts.js';
+import { AccountStore } from '../storage/accounts.js';
+import { rotateSigningKey } from '../auth/accounts/signing-keys.js';
 
 /** Errors the CLI reports as one line and a non-zero exit, never a stack trace. */
 class CliError extends Error {}
@@ -139,6 +142,20 @@ export async function runCli(argv: readonly string[]): Promise<void> {
       });
     });
 
+  addOptions(keys.command('rotate-signing'), ['schema', 'db'])
+    .description("make a new key for the access tokens Diglot signs (accounts); the previous key still verifies its tokens until they expire")
+    .action(async (_flags: unknown, command: Command) => {
+      const options = optionsOf(command, ['schema', 'db'], env);
+      const model = await loadModel(schemaFilesOf(options.schema));
+      if (model.account === undefined) throw new CliError('the schema marks no type @account: Diglot signs no tokens');
+      await withDatabase(options.db, async (db) => {
+        const store = new AccountStore(db, model);
+        if (!(await store.ready())) throw new CliError('this database has no account tables yet: run `diglot migrate` (or `serve`) on it first');
+        const kid = await rotateSigningKey(store, Date.now());
+        process.stdout.write(`new signing key ${kid}; running servers sign with it within a minute; tokens signed with the previous key stay valid until they expire\n`);
+      });
+    });
+
   try {
     await program.parseAsync(argv);
   } catch (error) {
@@ -250,7 +267,14 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
   if (result.steps.length > 0) process.stderr.write(`migrated: ${result.steps.length} step(s) applied\n`);
   const files = createFileService({ directory: options.files });
   const engine = createEngine(model, db, { files });
-  if (seedIfEmpty && (await engine.isEmpty())) await seed(engine, 1);
+  const justSeeded = seedIfEmpty && (await engine.isEmpty());
+  if (justSeeded) await seed(engine, 1);
+  // Accounts sign with the private key of --signing-key-file (and serve its JWKS), else the JWT secret, else keys kept in the database.
+  const signingSecret = authOptions(options).jwtSecret;
+  const keyFile = options.signingKeyFile;
+  const accounts =
+    keyFile !== undefined && keyFile !== '' ? { signingPrivateKey: readSigningKey(keyFile) } : signingSecret === undefined ? {} : { signingSecret };
+  const demoAccounts = justSeeded ? await seedDemoPasswords(engine, accounts) : [];
   const production = process.env['NODE_ENV'] === 'production';
   if (options.onlyPersisted && options.persistedDocuments === undefined) throw new CliError('--only-persisted needs --persisted-documents <file>');
   let auth = authOptions(options);
@@ -261,6 +285,7 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
   const app = await createServer({
     engine,
     auth,
+    accounts,
     logger: { level: options.logLevel, ...(logStream === undefined ? {} : { stream: logStream }) },
     exposeInternals: process.env['NODE_ENV'] === 'development',
     requireIfMatch: options.requireIfMatch,
@@ -318,6 +343,7 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
       `  Health     ${origin}/healthz`,
       `  Files      ${files.store.location}`,
       ...credentials,
+      ...demoAccounts,
       '',
     ].join('\n'),
   );
@@ -345,6 +371,14 @@ function describe(error: unknown): string {
   if (isApiError(error)) return `${error.code}: ${error.detail ?? error.title}`;
   if (error instanceof Error) return error.message;
   return String(error);
+}
+
+function readSigningKey(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new CliError(`--signing-key-file ${path}: ${(error as Error).message}`);
+  }
 }
 
 function isLoopback(host: string): boolean {

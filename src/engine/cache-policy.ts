@@ -1,5 +1,5 @@
 import type { ReadNode, ReadPlan } from '../plan/read-plan.js';
-import type { Principal } from '../plan/principal.js';
+import { isPersonal, type Principal } from '../plan/principal.js';
 import type { CacheHint, Model } from '../schema/model.js';
 
 /**
@@ -24,7 +24,7 @@ export interface CachePolicy {
  * public).
  */
 export function personalPolicy(model: Model, policy: CachePolicy, principal: Principal): CachePolicy {
-  if (!model.hasRules) return policy;
+  if (!isPersonal(model)) return policy;
   return { ...policy, scope: principal.via === 'anonymous' ? policy.scope : 'PRIVATE', varyAuthorization: true };
 }
 

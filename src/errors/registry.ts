@@ -33,6 +33,14 @@ export const ERROR_REGISTRY = {
   FORBIDDEN: { status: 403, title: 'Forbidden' },
   FIELD_FORBIDDEN: { status: 403, title: 'Field forbidden' },
 
+  // accounts: sign-up, sign-in and tokens Diglot issues (src/auth/accounts/)
+  INVALID_CREDENTIALS: { status: 401, title: 'Invalid credentials' },
+  WEAK_PASSWORD: { status: 400, title: 'Password too weak' },
+  ACCOUNT_SUSPENDED: { status: 403, title: 'Account suspended' },
+  REFRESH_TOKEN_INVALID: { status: 401, title: 'Refresh token invalid' },
+  REFRESH_TOKEN_REUSED: { status: 401, title: 'Refresh token reused' },
+  ONE_TIME_TOKEN_INVALID: { status: 400, title: 'Reset or verification token invalid' },
+
   // query: what was asked for
   QUERY_UNKNOWN_FIELD: { status: 400, title: 'Unknown field' },
   QUERY_UNKNOWN_RELATION: { status: 400, title: 'Unknown relation' },

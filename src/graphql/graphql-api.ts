@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { printSchema } from 'graphql';
 import { principalOf } from '../auth/request-principal.js';
 import type { Engine } from '../engine/engine.js';
+import type { Accounts } from '../auth/accounts/accounts.js';
 import { ApiError, isApiError } from '../errors/api-error.js';
 import type { PlanLimits } from '../plan/build-read.js';
 import type { Model } from '../schema/model.js';
@@ -33,6 +34,8 @@ export interface GraphqlApiOptions {
   readonly authenticate?: Authenticate;
   /** Largest message a WebSocket accepts, in bytes (the JSON body limit). */
   readonly maxMessageBytes?: number;
+  /** The accounts flows behind `me` and the accounts mutations, when a type is marked `@account`. */
+  readonly accounts?: Accounts | undefined;
 }
 
 const ENDPOINT = '/graphql';
@@ -50,7 +53,7 @@ export const GRAPHQL_METHODS: readonly string[] = ['GET', 'HEAD', 'POST', 'OPTIO
  */
 export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOptions): void {
   const resolved = resolveGraphqlOptions(options.graphql);
-  const handler = createGraphqlHandler(options.engine, options.limits, resolved);
+  const handler = createGraphqlHandler(options.engine, options.limits, resolved, options.accounts);
   const graphiql = graphiqlPage(ENDPOINT, options.engine.model);
   const sseStreams: OpenSseStreams = new Set();
   const sse = createGraphqlSseRoute(handler, sseStreams);
@@ -101,7 +104,7 @@ export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOpti
           // Every file received is kept only if the operation's writes point a record at it.
           const uploaded = await options.engine.withUploads(async (receive) => {
             const multipartParams = await paramsFromMultipart(request.parts(), receive);
-            return handler.handle({ method, params: multipartParams, media, ifNoneMatch: undefined, log: request.log, principal: principalOf(request) });
+            return handler.handle({ method, params: multipartParams, media, ifNoneMatch: undefined, log: request.log, principal: principalOf(request), client: { address: request.ip, log: request.log } });
           });
           return send(reply, uploaded);
         }
@@ -110,7 +113,7 @@ export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOpti
           throw new ApiError('UNSUPPORTED_MEDIA_TYPE', { detail: 'Send the request as application/json (or multipart/form-data with files)' });
         }
         const params = method === 'POST' ? paramsFromBody(request.body) : paramsFromSearch(searchOf(request.url));
-        const response = await handler.handle({ method, params, media, ifNoneMatch: header(request, 'if-none-match'), log: request.log, principal: principalOf(request) });
+        const response = await handler.handle({ method, params, media, ifNoneMatch: header(request, 'if-none-match'), log: request.log, principal: principalOf(request), client: { address: request.ip, log: request.log } });
         return send(reply, response);
       },
     });

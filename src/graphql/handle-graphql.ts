@@ -1,6 +1,7 @@
 import { assertScalarType, getVariableValues, GraphQLError, OperationTypeNode } from 'graphql';
 import { cacheControlHeader } from '../engine/cache-policy.js';
 import type { CachePolicy, Engine } from '../engine/engine.js';
+import type { AccountLog, Accounts } from '../auth/accounts/accounts.js';
 import { askerKey, type Principal } from '../plan/principal.js';
 import { ApiError, isApiError } from '../errors/api-error.js';
 import { FILTER_LIMITS } from '../plan/build-filter.js';
@@ -24,6 +25,9 @@ import { retryAfterHeader } from './response/retry-after.js';
 import { buildGraphqlSchema } from './schema/build-schema.js';
 import type { GeneratedSchema } from './schema/roles.js';
 
+/** For a request that brings no log of its own (in-process callers). */
+const SILENT: AccountLog = { info: () => undefined, warn: () => undefined };
+
 export type JsonMedia = typeof GRAPHQL_RESPONSE_JSON | typeof JSON_MEDIA;
 
 /** One GraphQL request in HTTP terms, already negotiated and parsed. */
@@ -35,6 +39,8 @@ export interface GraphqlHttpRequest {
   readonly log: ErrorLog;
   /** Who is asking (the edge's request context). */
   readonly principal: Principal;
+  /** The client's address and the request's log, for the accounts mutations' limits and log lines. */
+  readonly client?: { readonly address: string; readonly log: AccountLog } | undefined;
 }
 
 export interface GraphqlHttpResponse {
@@ -93,7 +99,7 @@ export interface GraphqlHandler {
  * well-formed request gets 200; with application/graphql-response+json a
  * request error (nothing executed, no `data`) is 400.
  */
-export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, options: ResolvedGraphqlOptions): GraphqlHandler {
+export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, options: ResolvedGraphqlOptions, accounts?: Accounts): GraphqlHandler {
   const generated = buildGraphqlSchema(engine.model);
   const prepare = createDocumentPreparer(generated, options.limits, options.documentCacheSize);
   const persisted = options.persistedDocuments;
@@ -240,7 +246,14 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
 
     const cache = cacheKey === undefined ? undefined : { key: cacheKey, ifNoneMatch: request.ifNoneMatch };
     const outcome = await runOperation(
-      { engine, generated, planLimits, format, principal },
+      {
+        engine,
+        generated,
+        planLimits,
+        format,
+        principal,
+        accounts: accounts === undefined ? undefined : { flows: accounts, address: request.client?.address ?? '', log: request.client?.log ?? SILENT },
+      },
       { operation, fragments, rawVariables, steps: bound.steps, reads: bound.reads },
       cache,
     );

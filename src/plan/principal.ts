@@ -1,3 +1,4 @@
+import { ApiError } from '../errors/api-error.js';
 import type { Model } from '../schema/model.js';
 
 /**
@@ -27,7 +28,25 @@ export const ANONYMOUS: Principal = Object.freeze({ id: null, role: null, claims
  * without rules, where everyone gets the same answers.
  */
 export function askerKey(model: Model, principal: Principal): string {
-  return model.hasRules ? principalKey(principal) : '';
+  return isPersonal(model) ? principalKey(principal) : '';
+}
+
+/**
+ * Whether answers can differ by who asks: under rules, and wherever there
+ * is an account type (`GET /me` and `{ me }` are the caller's own record).
+ */
+export function isPersonal(model: Model): boolean {
+  return model.hasRules || model.account !== undefined;
+}
+
+/**
+ * The caller's own account id, for `GET /me` and `{ me }`: the subject of a
+ * token (Diglot's own, or an outside issuer's whose `sub` is an account
+ * id). Anyone else, API keys included, is 401.
+ */
+export function ownAccountId(principal: Principal): string {
+  if (principal.via !== 'jwt' || principal.id === null) throw new ApiError('UNAUTHENTICATED', { detail: 'Sign in first: send Authorization: Bearer <access token>' });
+  return principal.id;
 }
 
 const keys = new WeakMap<Principal, string>();

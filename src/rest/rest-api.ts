@@ -16,8 +16,10 @@ import { listLinks, pageCursors, renderList, type PageCursors } from './render-l
 import { parseQueryString, parseRestQuery, type RestQuery } from './query-params.js';
 import { header, methodNotAllowed } from './route-helpers.js';
 import { principalOf } from '../auth/request-principal.js';
-import { askerKey } from '../plan/principal.js';
+import { askerKey, ownAccountId } from '../plan/principal.js';
 import { OpenStreams, streamLiveRead, wantsEventStream, type EventStreamOptions } from './event-stream.js';
+import type { Accounts } from '../auth/accounts/accounts.js';
+import { registerAccountRoutes } from './account-routes.js';
 
 export interface RestApiOptions {
   readonly engine: Engine;
@@ -26,6 +28,8 @@ export interface RestApiOptions {
   readonly requireIfMatch: boolean;
   /** Live reads over Server-Sent Events (a GET with `Accept: text/event-stream`). */
   readonly eventStream?: Partial<EventStreamOptions>;
+  /** Sign-up, sign-in and tokens (`/auth/…`) and `GET /me`, when a type is marked `@account`. */
+  readonly accounts?: Accounts | undefined;
 }
 
 /** What a route and its query text mean, worked out once: the plan (its id slot open) and the list arguments. */
@@ -81,6 +85,13 @@ export function registerRestApi(app: FastifyInstance, restOptions: RestApiOption
       }
     }
   }
+  const accounts = options.accounts;
+  if (accounts !== undefined) {
+    registerAccountRoutes(app, accounts);
+    // The caller's own record, through the same plan and rules as GET /<accounts>/<their id>.
+    app.get('/me', (request, reply) => getOne(options, accounts.type, request, reply, ownAccountId(principalOf(request))));
+    methodNotAllowed(app, '/me', ['GET', 'HEAD']);
+  }
   registerFileRoutes(app, {
     engine,
     sendRecord: (type, id, request, reply) => sendRecord(options, type, id, request, reply),
@@ -122,9 +133,9 @@ function oneTemplate(options: RestContext, type: ResourceType, query: string, re
   return { plan: planReadOne(options.engine.model, type.name, '', parsed.select, { limits: options.limits, fromText: true, principal: principalOf(request) }), list: {} };
 }
 
-async function getOne(options: RestContext, type: ResourceType, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function getOne(options: RestContext, type: ResourceType, request: FastifyRequest, reply: FastifyReply, ownId?: string): Promise<void> {
   const { engine } = options;
-  const id = params(request).id as string;
+  const id = ownId ?? params(request).id ?? '';
   const query = search(request);
   const { plan } = planFor(options, request, `one ${type.name} ${query}`, id, () => oneTemplate(options, type, query, request));
   const read = {

@@ -74,6 +74,7 @@ export function buildTypeDraft(
       return [{ fields: names, node: use.argumentNodes.get('fields') ?? use.node }];
     }),
     rules: readAllow(uses, 'type', name, problems),
+    account: uses.get('account'),
     declaredFields: new Set(declaration.fields.map((node) => node.name.value)),
   };
 }

@@ -77,6 +77,16 @@ most one enum is marked.
 directive @roles(admin: String!) on ENUM
 
 """
+Makes the type the one people sign in as (one type at most): sign-up, sign-in
+and tokens under /auth and as GraphQL mutations. identifier names the unique
+String field they sign in with; suspended, a field that, when set (not null,
+not false), stops the account from signing in or refreshing; verified, a
+Boolean field that email verification sets to true. The password is never a
+field: the server keeps its hash apart.
+"""
+directive @account(identifier: String!, suspended: String, verified: String) on OBJECT
+
+"""
 As GraphQL's own @deprecated, also allowed on object types (a whole
 resource can be deprecated: REST then sends a Deprecation header).
 """

@@ -1,4 +1,5 @@
 import type { ASTNode, ConstValueNode, NameNode, StringValueNode } from 'graphql';
+import type { DirectiveUse } from './read-directives.js';
 import type { CacheHint, FileField, ScalarField, SourceLocation } from './model.js';
 
 /** What every field kind has (model.ts's FieldBase, which it does not export). */
@@ -54,6 +55,8 @@ export interface TypeDraft {
   readonly indexes: readonly IndexDraft[];
   /** `@allow` on the type. */
   readonly rules: readonly RuleDraft[];
+  /** `@account` on the type, checked once every type is built (read-account.ts). */
+  readonly account: DirectiveUse | undefined;
   /** Every field name declared, built or not: a rule naming a field that failed to build is not reported again. */
   readonly declaredFields: ReadonlySet<string>;
 }

@@ -9,6 +9,7 @@ import { deepFreeze, freezeMap } from './freeze-model.js';
 import type { EnumType, Field, Model, ResourceType } from './model.js';
 import { pairRelations, type PairedRelations } from './pair-relations.js';
 import { parseSources, type SchemaSource } from './parse-sources.js';
+import { readAccount } from './read-account.js';
 import { readRoles } from './read-roles.js';
 import { ProblemList, type SchemaProblem } from './schema-problem.js';
 
@@ -57,6 +58,7 @@ export function loadSchema(sources: readonly SchemaSource[]): LoadSchemaResult {
   checkJoinTableCollisions(drafts, relations.joinTables, problems);
   for (const draft of drafts) checkTypeIndexes(draft, relations, problems);
   const rules = checkRules(drafts, relations, declarations, roles, problems);
+  const account = readAccount(drafts, roles, problems);
 
   if (problems.size > 0) return { ok: false, problems: problems.sorted() };
 
@@ -77,6 +79,7 @@ export function loadSchema(sources: readonly SchemaSource[]): LoadSchemaResult {
     hash: parsed.hash,
     roles: roles.set,
     hasRules: rules.any,
+    account,
   };
   return { ok: true, model: deepFreeze(model) };
 }

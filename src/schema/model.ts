@@ -148,6 +148,22 @@ export interface JoinTable {
   readonly targetType: string;
 }
 
+/**
+ * The type marked `@account`: the one people sign in as. Its password is no
+ * field of it; the server keeps the hash in a table of its own.
+ */
+export interface AccountType {
+  readonly type: string;
+  /** The unique String field people sign in with (`email`). */
+  readonly identifier: string;
+  /** The field holding the account's role (an enum field of the `@roles` enum), whose value goes in its tokens' `role` claim. */
+  readonly role: string | undefined;
+  /** A field that, when set (not null, not false), suspends the account. */
+  readonly suspended: string | undefined;
+  /** A Boolean field that email verification sets to true. */
+  readonly verified: string | undefined;
+}
+
 export interface Model {
   readonly types: readonly ResourceType[];
   readonly typesByName: ReadonlyMap<string, ResourceType>;
@@ -163,6 +179,8 @@ export interface Model {
    * role's alone.
    */
   readonly hasRules: boolean;
+  /** The type marked `@account`, if any. */
+  readonly account: AccountType | undefined;
 }
 
 export function isRelation(field: Field): field is RelationField {

@@ -32,6 +32,7 @@ import type { ASTNode } from 'graphql';
  * | SCHEMA_BAD_RELATION_LIST      | a relation list that is not `[Type!]!`                                 |
  * | SCHEMA_AMBIGUOUS_RELATION     | a relation list with several possible inverses                         |
  * | SCHEMA_BAD_RELATION           | `@relation(inverse:)` naming a field that cannot be the inverse        |
+ * | SCHEMA_BAD_ACCOUNT            | `@account` on two types, or naming a field that cannot serve           |
  * | RULE_SYNTAX                   | an `@allow` rule that does not parse (says what it expected)           |
  * | RULE_EMPTY                    | an `@allow` rule with nothing in it                                    |
  * | RULE_UNKNOWN_FIELD            | a rule names a field the type does not have                            |
@@ -64,6 +65,7 @@ export type SchemaProblemCode =
   | 'SCHEMA_BAD_RELATION_LIST'
   | 'SCHEMA_AMBIGUOUS_RELATION'
   | 'SCHEMA_BAD_RELATION'
+  | 'SCHEMA_BAD_ACCOUNT'
   | 'RULE_SYNTAX'
   | 'RULE_EMPTY'
   | 'RULE_UNKNOWN_FIELD'

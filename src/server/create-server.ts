@@ -11,6 +11,7 @@ import { registerOpenApi } from '../rest/openapi/register-openapi.js';
 import { multipartLimits } from '../files/multipart-parts.js';
 import { adminRoleOf } from '../auth/admin-role.js';
 import { createAuthenticator, type AuthOptions } from '../auth/authenticator.js';
+import { createAccounts, type AccountsOptions } from '../auth/accounts/accounts.js';
 import { clientErrors } from './client-errors.js';
 import { crossSiteGuard } from './cross-site-guard.js';
 import { closeAfterUnreadBody, installErrorHandling } from './error-handler.js';
@@ -58,6 +59,11 @@ export interface ServerOptions {
   readonly auth?: AuthOptions;
   /** Live reads over SSE (a GET with `Accept: text/event-stream`): how often a quiet stream sends a heartbeat comment (ms, default 15,000). */
   readonly eventStream?: { readonly heartbeatMs?: number };
+  /**
+   * Sign-up, sign-in and tokens for the type marked `@account` (src/auth/accounts/):
+   * token lifetimes, the signing secret, password hash cost, rate limits.
+   */
+  readonly accounts?: AccountsOptions;
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -123,7 +129,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   // Before any route is registered, so they run for every one (and before any body is parsed).
   app.addHook('onRequest', crossSiteGuard(options.allowedOrigins ?? []));
   const { engine } = options;
-  const authenticator = createAuthenticator({ ...options.auth, adminRole: adminRoleOf(engine.model), db: engine.db });
+  const accounts = await createAccounts(engine, options.accounts);
+  const authenticator = createAuthenticator({ ...options.auth, adminRole: adminRoleOf(engine.model), db: engine.db, issuedTokens: accounts?.keys });
   installRequestContext(app, authenticator);
   app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (_request, body, done) => {
     try {
@@ -148,7 +155,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     await app.register(multipart, { limits: multipartLimits(engine.files.limits, options.bodyLimit ?? 1024 * 1024) });
   }
   const limits = resolvePlanLimits(options.limits);
-  registerRestApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true, eventStream: options.eventStream });
+  registerRestApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true, eventStream: options.eventStream, accounts });
   registerGraphqlApi(app, {
     engine,
     limits,
@@ -156,6 +163,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     // WebSocket subscriptions authenticate through the same authenticator as every HTTP request.
     authenticate: (authorization) => authenticator.authenticate(authorization),
     maxMessageBytes: options.bodyLimit ?? 1024 * 1024,
+    accounts,
   });
   registerOpenApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true });
   await app.ready();

@@ -4,6 +4,7 @@ import { ApiError, isApiError } from '../errors/api-error.js';
 import { retryAfterOf } from '../errors/registry.js';
 import { GRAPHQL_METHODS, isGraphqlTarget } from '../graphql/graphql-api.js';
 import { PROBLEM_CONTENT_TYPE, problemOf } from '../rest/problem.js';
+import { challengeFor } from '../auth/www-authenticate.js';
 import { edgeResponse } from './edge-response.js';
 import { DEFAULT_LINGER, lingerAfterResponse, type LingerLimits } from './lingering-close.js';
 
@@ -44,8 +45,12 @@ export function installErrorHandling(app: FastifyInstance, options: ErrorHandlin
     }
     const allow = error.extensions['allow'];
     if (Array.isArray(allow)) void reply.header('allow', allow.join(', '));
-    const retryAfter = retryAfterOf(error.code);
+    // A 429 carries its own wait (extensions.retryAfter, seconds); a 503 has its code's.
+    const own = error.extensions['retryAfter'];
+    const retryAfter = typeof own === 'number' ? own : retryAfterOf(error.code);
     if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
+    // RFC 9110 §15.5.2: every 401 carries a challenge, a route's own (GET /me unsigned, a wrong password) too.
+    if (error.status === 401 && !reply.hasHeader('www-authenticate')) void reply.header('www-authenticate', challengeFor(error, request.headers.authorization) ?? 'Bearer');
     if (error.status >= 500) request.log.warn({ code: error.code, detail: error.detail }, 'service unavailable');
     void reply.code(error.status).type(PROBLEM_CONTENT_TYPE).send(problemOf(error, request.url));
   });

@@ -427,8 +427,26 @@ describeEachDialect('diglot migrate and start', (ctx) => {
       expect(readFileSync(secretFile, 'utf8')).toContain(firstAdminKey);
     });
 
+    let demoAccessToken = '';
+
+    it('prints demo accounts whose passwords sign in, and whose token writes (the README\'s curl)', async () => {
+      const demo = /^ {2}(\S+@\S+)\s+(demo-password-\d+)$/m.exec(banner);
+      if (demo?.[1] === undefined) throw new Error(`no demo account in ${banner}`);
+      const signIn = await http(origin, 'POST', '/auth/sign-in', { body: { email: demo[1], password: demo[2] } });
+      expect(signIn.status, signIn.text).toBe(200);
+      demoAccessToken = signIn.json.accessToken as string;
+      const post = await http(origin, 'POST', '/posts', { body: { title: 'From a demo account', body: 'Signed in with its demo password' }, headers: { authorization: `Bearer ${demoAccessToken}` } });
+      expect(post.status, post.text).toBe(201);
+    });
+
     it('shuts down cleanly on SIGTERM', async () => {
       await stop();
+    });
+
+    it('rotates the signing key with diglot keys rotate-signing', () => {
+      const rotated = diglot(['keys', 'rotate-signing', '--schema', EXAMPLE_SCHEMA, '--db', ctx.url]);
+      expect(rotated.status, rotated.stderr).toBe(0);
+      expect(rotated.stdout).toMatch(/^new signing key diglot-/);
     });
 
     it('starts again with the same admin key, and accepts the member token it printed before', async () => {
@@ -438,6 +456,8 @@ describeEachDialect('diglot migrate and start', (ctx) => {
       const response = await http(origin, 'GET', '/users/42?fields=bio', { headers: { authorization: `Bearer ${firstToken}` } });
       expect(response.status).toBe(200);
       expect(response.json.bio).toBe('Written with the member token');
+      // Signed with the key rotate-signing retired: valid until it expires.
+      expect((await http(origin, 'GET', '/me', { headers: { authorization: `Bearer ${demoAccessToken}` } })).status).toBe(200);
       await stop();
     });
   });

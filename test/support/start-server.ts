@@ -25,14 +25,15 @@ export function loadExampleModel(): Promise<Model> {
 }
 
 /**
- * The example schema without its `@allow` rules: an open schema, which
- * serves everyone everything (as a schema without rules does). The tests of
- * the engine, the front-ends, caching and files use it, so they prove those
- * apart from permissions; the permission tests use the rules.
+ * The example schema without its `@allow` rules and its `@account`: an open
+ * schema, which serves everyone everything (as a schema without rules does).
+ * The tests of the engine, the front-ends, caching and files use it, so they
+ * prove those apart from permissions; the permission and account tests use
+ * the example as shipped.
  */
 export function loadOpenExampleModel(): Model {
   if (openExampleModel === undefined) {
-    const text = withoutAllow(readFileSync(EXAMPLE_SCHEMA, 'utf8'));
+    const text = without('@account', without('@allow', readFileSync(EXAMPLE_SCHEMA, 'utf8')));
     const result = loadSchema([{ file: EXAMPLE_SCHEMA, text }]);
     if (!result.ok) throw new Error(`open example schema does not load: ${JSON.stringify(result.problems)}`);
     openExampleModel = result.model;
@@ -40,14 +41,14 @@ export function loadOpenExampleModel(): Model {
   return openExampleModel;
 }
 
-/** The SDL with every `@allow(…)` taken out (parentheses balanced, strings skipped). */
-function withoutAllow(text: string): string {
+/** The SDL with every use of `directive` (`@allow(…)`) taken out (parentheses balanced, strings skipped). */
+function without(directive: string, text: string): string {
   let out = '';
   let at = 0;
-  for (let start = text.indexOf('@allow(', at); start >= 0; start = text.indexOf('@allow(', at)) {
+  for (let start = text.indexOf(`${directive}(`, at); start >= 0; start = text.indexOf(`${directive}(`, at)) {
     out += text.slice(at, start);
     let depth = 0;
-    let i = start + '@allow'.length;
+    let i = start + directive.length;
     let quoted = false;
     for (; i < text.length; i++) {
       const c = text[i];

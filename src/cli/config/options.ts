@@ -173,6 +173,15 @@ export const OPTIONS = {
     default: 'role',
     description: "the claim holding the principal's role (a dotted path, such as app_metadata.role)",
   },
+  signingKeyFile: {
+    key: 'signingKeyFile',
+    flag: '--signing-key-file',
+    env: ['DIGLOT_SIGNING_KEY_FILE'],
+    kind: text('<file>'),
+    default: undefined,
+    description: "the private key (PEM) Diglot signs its accounts' access tokens with, its public half served at /.well-known/jwks.json; without it, DIGLOT_JWT_SECRET or keys kept in the database",
+    path: true,
+  },
 } as const satisfies Readonly<Record<string, OptionSpec<unknown>>>;
 
 export type OptionKey = keyof typeof OPTIONS;

@@ -4,6 +4,7 @@ import type { FilterInput } from '../../plan/build-filter.js';
 import type { RootRole } from '../schema/roles.js';
 import { buildSelection, filterOf, listArgsOf, type SelectionContext } from './build-selection.js';
 import { collectFields } from './collect-fields.js';
+import { SESSION_TYPE } from '../schema/account-fields.js';
 
 /**
  * One root field of an operation, ready to plan: each becomes one plan (one
@@ -24,9 +25,17 @@ export type RootStep =
       /** Root lists only. */
       readonly list: ListArgs | undefined;
       readonly filter: FilterInput | undefined;
+      /** An `AuthSession` answer's fields by response key (`select` is then its `account`'s selection). */
+      readonly session?: readonly SessionKey[] | undefined;
     }
   /** The field's arguments or selection could not be made sense of. */
   | { readonly kind: 'failed'; readonly key: string; readonly nodes: readonly FieldNode[]; readonly nullable: boolean; readonly error: unknown };
+
+/** One field of an `AuthSession` selection: a member of the session, `account`, or `__typename`. */
+export interface SessionKey {
+  readonly key: string;
+  readonly field: string;
+}
 
 export interface CompiledOperation {
   readonly steps: readonly RootStep[];
@@ -54,9 +63,13 @@ export function compileOperation(ctx: SelectionContext, operation: OperationDefi
     const role = roles.get(name);
     const definition = rootType.getFields()[name];
     if (role === undefined || definition === undefined) throw new Error(`Validated root field ${rootType.name}.${name} has no role`);
-    const nullable = role.kind === 'one' || role.kind === 'delete';
+    const nullable = role.kind === 'one' || role.kind === 'delete' || role.kind === 'me';
     try {
       const args = getArgumentValues(definition, node, ctx.variables);
+      if (role.kind === 'account') {
+        steps.push({ kind: 'data', key, nodes, role, nullable, args, ...sessionSelection(ctx, role.session, nodes, role.type.name), list: undefined, filter: undefined });
+        continue;
+      }
       const select = role.kind === 'count' ? [] : buildSelection(ctx, role.type.name, nodes);
       const list = role.kind === 'list' ? listArgsOf(args) : undefined;
       steps.push({ kind: 'data', key, nodes, role, nullable, args, select, list, filter: filterOf(args['filter']) });
@@ -66,4 +79,24 @@ export function compileOperation(ctx: SelectionContext, operation: OperationDefi
     }
   }
   return { steps };
+}
+
+/** An `AuthSession`'s keys, and the selection of its `account` (empty when not asked for, or for a `Boolean` answer). */
+function sessionSelection(
+  ctx: SelectionContext,
+  session: boolean,
+  nodes: readonly FieldNode[],
+  accountType: string,
+): { readonly select: readonly FieldRequest[]; readonly session: readonly SessionKey[] | undefined } {
+  if (!session) return { select: [], session: undefined };
+  const type = ctx.schema.getType(SESSION_TYPE) as GraphQLObjectType;
+  const keys: SessionKey[] = [];
+  let select: readonly FieldRequest[] = [];
+  const sets = nodes.flatMap((node) => (node.selectionSet === undefined ? [] : [node.selectionSet]));
+  for (const [key, fieldNodes] of collectFields(ctx, type, sets)) {
+    const field = (fieldNodes[0] as FieldNode).name.value;
+    keys.push({ key, field });
+    if (field === 'account') select = buildSelection(ctx, accountType, fieldNodes);
+  }
+  return { select, session: keys };
 }

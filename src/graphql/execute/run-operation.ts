@@ -2,7 +2,8 @@ import { OperationTypeNode, type FieldNode, type FragmentDefinitionNode, type Op
 import type { CachePolicy, Engine, ReadResult } from '../../engine/engine.js';
 import { ApiError, isApiError } from '../../errors/api-error.js';
 import { planReadList, planReadOne, type PlanLimits, type PlanOptions } from '../../plan/build-read.js';
-import type { Principal } from '../../plan/principal.js';
+import { ownAccountId, type Principal } from '../../plan/principal.js';
+import type { AccountLog, Accounts } from '../../auth/accounts/accounts.js';
 import type { ReadPlan } from '../../plan/read-plan.js';
 import { planCreate, planDelete, planLink, planUpdate } from '../../plan/build-write.js';
 import { validateInput } from '../../plan/validate-input.js';
@@ -12,6 +13,7 @@ import { retryAfterHeader } from '../response/retry-after.js';
 import { withheldErrors } from '../response/withheld-errors.js';
 import type { GeneratedSchema } from '../schema/roles.js';
 import type { RootStep } from './compile-operation.js';
+import { runAccountFlow } from './run-account-flow.js';
 import { introspect, type FieldOutcome } from './introspect.js';
 
 export interface RunContext {
@@ -20,6 +22,8 @@ export interface RunContext {
   readonly planLimits: PlanLimits;
   readonly principal: Principal;
   readonly format: FormatOptions;
+  /** The accounts flows, when a type is marked `@account`, with the client's address and the request's log. */
+  readonly accounts?: { readonly flows: Accounts; readonly address: string; readonly log: AccountLog } | undefined;
 }
 
 export interface RunnableOperation {
@@ -206,6 +210,8 @@ function planOptions(ctx: PlanContext): PlanOptions {
 export function planReads(ctx: PlanContext, steps: readonly RootStep[], readBackId?: string): (PlannedRead | undefined)[] {
   return steps.map((step) => {
     if (step.kind !== 'data') return undefined;
+    // An accounts mutation reads only the account of an AuthSession, if asked for.
+    if (step.role.kind === 'account' && step.select.length === 0) return undefined;
     try {
       if (readBackId === undefined) return { plan: readPlanOf(ctx, step) };
       return { plan: planReadOne(ctx.engine.model, step.role.type.name, readBackId, step.select, planOptions(ctx)) };
@@ -222,6 +228,8 @@ function readPlanOf(ctx: PlanContext, step: DataStep): ReadPlan {
   switch (step.role.kind) {
     case 'one':
       return planReadOne(model, type, idArgument(step.args['id']), step.select, options);
+    case 'me':
+      return planReadOne(model, type, ownAccountId(ctx.principal), step.select, options);
     case 'list':
       return planReadList(model, type, step.list ?? {}, step.select, options);
     case 'count':
@@ -265,6 +273,8 @@ async function runMutation(ctx: RunContext, step: DataStep): Promise<Read> {
     }
     case 'delete':
       return deleteReturning(ctx, step, idArgument(step.args['id']));
+    case 'account':
+      return { json: await runAccountFlow(ctx, step, role.action), plan: undefined };
     case 'connect':
     case 'disconnect': {
       const id = idArgument(step.args['id']);

@@ -12,7 +12,9 @@ const NONE: Readonly<Record<string, string>> = Object.freeze({});
 export function retryAfterHeader(errors: readonly FormattedError[]): Readonly<Record<string, string>> {
   let seconds: number | undefined;
   for (const error of errors) {
-    const wait = retryAfterOf(error.extensions.code);
+    // A 429 carries its own wait (extensions.retryAfter, seconds); a 503 has its code's.
+    const own = error.extensions['retryAfter'];
+    const wait = typeof own === 'number' ? own : retryAfterOf(error.extensions.code);
     if (wait !== undefined && (seconds === undefined || wait > seconds)) seconds = wait;
   }
   return seconds === undefined ? NONE : { 'retry-after': String(seconds) };

@@ -7,10 +7,12 @@ import {
   GraphQLObjectType,
   GraphQLSchema,
   type GraphQLFieldConfigMap,
+  type GraphQLInputObjectType,
   type GraphQLNamedType,
 } from 'graphql';
 import type { Model, ResourceType } from '../../schema/model.js';
 import { toCamelCase, toPascalCase } from '../../util/naming.js';
+import { addAccountFields } from './account-fields.js';
 import { filterType, operatorFilterType, orderType } from './filter-types.js';
 import { mutationInputType } from './input-types.js';
 import { fieldRolesOf, listArguments, objectType } from './object-types.js';
@@ -47,6 +49,8 @@ export function buildGraphqlSchema(model: Model): GeneratedSchema {
   const mutationFields: GraphQLFieldConfigMap<unknown, unknown> = {};
   const id = { type: new GraphQLNonNull(GraphQLID) };
 
+  // The account type's create input, which signUp takes too (one type per name in a schema).
+  let accountInput: GraphQLInputObjectType | undefined;
   for (const type of model.types) {
     const object = ctx.objectType(type.name);
     const filter = { type: ctx.filterType(type.name) };
@@ -63,6 +67,7 @@ export function buildGraphqlSchema(model: Model): GeneratedSchema {
 
     const createInput = mutationInputType(ctx, type, 'create');
     const updateInput = mutationInputType(ctx, type, 'update');
+    if (type.name === model.account?.type) accountInput = createInput;
     mutationFields[`create${type.name}`] = {
       type: new GraphQLNonNull(object),
       args: createInput === undefined ? {} : { input: { type: new GraphQLNonNull(createInput) } },
@@ -90,6 +95,11 @@ export function buildGraphqlSchema(model: Model): GeneratedSchema {
       mutationFields[`remove${suffix}`] = { type: new GraphQLNonNull(object), args, description: `Removes a ${field.target} from ${type.name}.${field.name}; removing one not there changes nothing.` };
       mutationRoles.set(`remove${suffix}`, { kind: 'disconnect', type, field });
     }
+  }
+
+  const account = model.account === undefined ? undefined : model.typesByName.get(model.account.type);
+  if (account !== undefined && model.account !== undefined) {
+    addAccountFields(ctx, account, model.account.identifier, accountInput, { fields: queryFields, roles: queryRoles }, { fields: mutationFields, roles: mutationRoles });
   }
 
   if (model.types.some((type) => type.fields.some((field) => field.kind === 'file'))) inputRoles.set('Upload', { kind: 'upload' });

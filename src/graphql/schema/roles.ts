@@ -7,9 +7,26 @@ import type { ManyToManyRelation, ResourceType } from '../../schema/model.js';
  * a `FieldRequest` or a plan.
  */
 
+/** The accounts mutations (src/auth/accounts/), by the flow each runs. */
+export type AccountAction =
+  | 'signUp'
+  | 'signIn'
+  | 'refreshSession'
+  | 'signOut'
+  | 'signOutEverywhere'
+  | 'changePassword'
+  | 'requestPasswordReset'
+  | 'resetPassword'
+  | 'requestEmailVerification'
+  | 'verifyEmail';
+
 /** A root field of Query or Mutation. */
 export type RootRole =
   | { readonly kind: 'one' | 'list' | 'count' | 'create' | 'update' | 'delete'; readonly type: ResourceType }
+  /** `me`: the account type's record of the caller. */
+  | { readonly kind: 'me'; readonly type: ResourceType }
+  /** An accounts flow; `session` when it answers an `AuthSession` (else `Boolean!`). `type` is the account type. */
+  | { readonly kind: 'account'; readonly type: ResourceType; readonly action: AccountAction; readonly session: boolean }
   | { readonly kind: 'connect' | 'disconnect'; readonly type: ResourceType; readonly field: ManyToManyRelation };
 
 /** A field of a generated object type. */

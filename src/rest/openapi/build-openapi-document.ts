@@ -11,6 +11,7 @@ import { createSchema, formSchema, listSchema, patchSchema, recordSchema } from 
 import { variantWidths } from '../../files/image-variants.js';
 import { fileFieldPaths, FILES_TAG, filesPaths } from './file-paths.js';
 import { resourcePaths } from './resource-paths.js';
+import { accountPaths, ACCOUNTS_TAG } from './account-paths.js';
 import { anyCaller, securitySchemes } from './security-schemes.js';
 import { SERVICE_TAG, servicePaths } from './service-paths.js';
 
@@ -64,6 +65,12 @@ export function buildOpenApiDocument(model: Model, options: OpenApiOptions = {})
   if (options.files === true && widths.length > 0) {
     Object.assign(paths, filesPaths(widths));
     tags.push({ name: FILES_TAG, description: 'Stored files and their resized variants, at the URLs records give. Content-addressed, so cached for good.' });
+  }
+  const accounts = accountPaths(model, names);
+  if (Object.keys(accounts.paths).length > 0) {
+    Object.assign(paths, accounts.paths);
+    Object.assign(schemas, accounts.schemas);
+    tags.push({ name: ACCOUNTS_TAG, description: 'Sign-up, sign-in and tokens for the account type (docs/accounts.md).' });
   }
   Object.assign(paths, servicePaths());
   tags.push({ name: SERVICE_TAG, description: 'Health and the description of this API.' });

@@ -132,9 +132,18 @@ export function sharedResponses(names: ComponentNames, requireIfMatch: boolean):
   return responses;
 }
 
+/** Codes only the accounts routes (`/auth/…`) answer, never a resource operation. */
+const ACCOUNT_FLOW_CODES: ReadonlySet<string> = new Set(['INVALID_CREDENTIALS', 'WEAK_PASSWORD', 'ACCOUNT_SUSPENDED', 'REFRESH_TOKEN_INVALID', 'REFRESH_TOKEN_REUSED', 'ONE_TIME_TOKEN_INVALID']);
+
 function codesFor(status: number): ErrorCode[] {
   return (Object.keys(ERROR_REGISTRY) as ErrorCode[]).filter(
-    (code) => ERROR_REGISTRY[code].status === status && !code.startsWith('GRAPHQL_') && code !== 'PERSISTED_QUERY_NOT_FOUND' && code !== 'SCHEMA_INVALID' && code !== 'MIGRATION_DESTRUCTIVE',
+    (code) =>
+      ERROR_REGISTRY[code].status === status &&
+      !code.startsWith('GRAPHQL_') &&
+      code !== 'PERSISTED_QUERY_NOT_FOUND' &&
+      code !== 'SCHEMA_INVALID' &&
+      code !== 'MIGRATION_DESTRUCTIVE' &&
+      !ACCOUNT_FLOW_CODES.has(code),
   );
 }
 

@@ -14,6 +14,12 @@ export const OUTBOX_TABLE = '_diglot_outbox';
 /** API keys for machines (`diglot keys`): their hashes, never the keys (see storage/api-keys.ts). */
 export const API_KEYS_TABLE = '_diglot_api_keys';
 
+/** Accounts (`@account`): password hashes, refresh-token sessions, one-time tokens, signing keys (see storage/accounts.ts). */
+export const CREDENTIALS_TABLE = '_diglot_credentials';
+export const SESSIONS_TABLE = '_diglot_sessions';
+export const ONE_TIME_TOKENS_TABLE = '_diglot_one_time_tokens';
+export const SIGNING_KEYS_TABLE = '_diglot_signing_keys';
+
 /** Tables whose names start with this belong to Diglot itself. */
 export const SYSTEM_PREFIX = '_diglot_';
 
@@ -27,6 +33,8 @@ export function desiredSchema(model: Model): SchemaSpec {
   for (const type of model.types) tables.push(resourceTable(model, type));
   for (const join of model.joinTables) tables.push(joinTable(model, join));
   tables.push(...SYSTEM_TABLES);
+  const account = model.account === undefined ? undefined : model.typesByName.get(model.account.type);
+  if (account !== undefined) tables.push(...accountTables(account.table));
   return Object.freeze({ tables: Object.freeze(tables) });
 }
 
@@ -188,6 +196,73 @@ const SYSTEM_TABLES: readonly TableSpec[] = [
     indexes: [index(API_KEYS_TABLE, ['key_hash'], true), index(API_KEYS_TABLE, ['name'], true)],
   }),
 ];
+
+/**
+ * The account tables, there only when a type is marked `@account`. Every row
+ * names its account with a foreign key that cascades, so deleting the
+ * account deletes its password hash and ends its sessions. Times are ms
+ * since the epoch (BigInt): compared with a parameter the same way on both
+ * databases.
+ */
+function accountTables(accountTable: string): TableSpec[] {
+  const accountId = (table: string): ColumnSpec =>
+    column('account_id', 'ID', { nullable: false, references: { name: constraintName(table, 'account_id', 'fkey'), table: accountTable, column: 'id', onDelete: 'cascade' } });
+  const ms = (name: string, nullable: boolean): ColumnSpec => column(name, 'BigInt', { nullable });
+  return [
+    freezeTable({
+      name: CREDENTIALS_TABLE,
+      kind: 'system',
+      type: undefined,
+      // The argon2id PHC string, which carries its own salt and parameters.
+      columns: [accountId(CREDENTIALS_TABLE), column('password_hash', 'String', { nullable: false }), ms('updated_at', false)],
+      primaryKey: ['account_id'],
+      indexes: [],
+    }),
+    freezeTable({
+      name: SESSIONS_TABLE,
+      kind: 'system',
+      type: undefined,
+      // One row per refresh token ever issued: a family is one sign-in and its rotations.
+      columns: [
+        column('id', 'ID', { nullable: false }),
+        column('family_id', 'ID', { nullable: false }),
+        accountId(SESSIONS_TABLE),
+        column('token_hash', 'String', { nullable: false }),
+        ms('created_at', false),
+        ms('expires_at', false),
+        ms('rotated_at', true),
+        ms('revoked_at', true),
+      ],
+      primaryKey: ['id'],
+      indexes: [index(SESSIONS_TABLE, ['token_hash'], true), index(SESSIONS_TABLE, ['family_id'], false, 'id'), index(SESSIONS_TABLE, ['account_id'], false, 'id')],
+    }),
+    freezeTable({
+      name: ONE_TIME_TOKENS_TABLE,
+      kind: 'system',
+      type: undefined,
+      // Password reset and email verification: single-use, expiring, stored hashed.
+      columns: [
+        column('token_hash', 'String', { nullable: false }),
+        accountId(ONE_TIME_TOKENS_TABLE),
+        column('purpose', 'String', { nullable: false }),
+        ms('created_at', false),
+        ms('expires_at', false),
+        ms('used_at', true),
+      ],
+      primaryKey: ['token_hash'],
+      indexes: [index(ONE_TIME_TOKENS_TABLE, ['account_id'], false, 'token_hash')],
+    }),
+    freezeTable({
+      name: SIGNING_KEYS_TABLE,
+      kind: 'system',
+      type: undefined,
+      // HS256 keys for the tokens Diglot issues; a retired key verifies until its last token expires.
+      columns: [column('kid', 'String', { nullable: false }), column('secret', 'String', { nullable: false }), ms('created_at', false), ms('retired_at', true)],
+      primaryKey: ['kid'],
+      indexes: [],
+    }),
+  ];
+}
 
 function column(
   name: string,

@@ -1,0 +1,72 @@
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { ApiError } from '../../errors/api-error.js';
+
+/** How many attempts, over how many seconds. */
+export interface AttemptLimit {
+  readonly points: number;
+  readonly seconds: number;
+}
+
+export interface AccountLimitOptions {
+  /** Failed sign-ins per identifier (default 10 per 15 minutes): a password guessed at one account. */
+  readonly failuresPerIdentifier?: AttemptLimit;
+  /** Sign-in attempts per client address (default 60 per 15 minutes): one client guessing at many accounts. */
+  readonly signInsPerAddress?: AttemptLimit;
+  /** Password reset requests per identifier and per address (default 5 per hour): mail nobody asked for. */
+  readonly resetsPerKey?: AttemptLimit;
+}
+
+export interface AccountLimits {
+  /** Before a sign-in: 429 RATE_LIMITED when the identifier or the address is over its limit (the address's attempt counts). */
+  checkSignIn(identifier: string, address: string): Promise<void>;
+  failedSignIn(identifier: string): Promise<void>;
+  succeededSignIn(identifier: string): Promise<void>;
+  checkReset(identifier: string, address: string): Promise<void>;
+}
+
+/**
+ * Sign-in and reset limits, with rate-limiter-flexible's in-memory store:
+ * counts are per server process, so several instances behind a balancer
+ * each allow the limit (see docs/accounts.md).
+ */
+export function createAccountLimits(options: AccountLimitOptions = {}): AccountLimits {
+  const limiter = (limit: AttemptLimit): RateLimiterMemory => new RateLimiterMemory({ points: limit.points, duration: limit.seconds });
+  const failures = limiter(options.failuresPerIdentifier ?? { points: 10, seconds: 900 });
+  const addresses = limiter(options.signInsPerAddress ?? { points: 60, seconds: 900 });
+  const resets = limiter(options.resetsPerKey ?? { points: 5, seconds: 3600 });
+  // Identifiers are compared as people type them in any case.
+  const key = (identifier: string): string => identifier.trim().toLowerCase();
+
+  return {
+    async checkSignIn(identifier, address) {
+      const counted = await failures.get(key(identifier));
+      if (counted !== null && counted.consumedPoints >= failures.points) throw limited(counted.msBeforeNext);
+      await consume(addresses, address);
+    },
+    async failedSignIn(identifier) {
+      await failures.penalty(key(identifier), 1);
+    },
+    async succeededSignIn(identifier) {
+      await failures.delete(key(identifier));
+    },
+    async checkReset(identifier, address) {
+      await consume(resets, `id:${key(identifier)}`);
+      await consume(resets, `ip:${address}`);
+    },
+  };
+}
+
+async function consume(limiter: RateLimiterMemory, key: string): Promise<void> {
+  try {
+    await limiter.consume(key);
+  } catch (error) {
+    if (error instanceof RateLimiterRes) throw limited(error.msBeforeNext);
+    throw error;
+  }
+}
+
+/** 429 with the seconds to wait, which both front-ends send as `Retry-After` (RFC 6585 §4). */
+function limited(msBeforeNext: number): ApiError {
+  const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
+  return new ApiError('RATE_LIMITED', { detail: `Too many attempts; try again in ${seconds} s`, extensions: { retryAfter: seconds } });
+}
