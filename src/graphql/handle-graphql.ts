@@ -1,6 +1,6 @@
 import { assertScalarType, getVariableValues, GraphQLError, OperationTypeNode } from 'graphql';
-import { cacheControlHeader } from '../engine/cache-policy.js';
-import type { CachePolicy, Engine } from '../engine/engine.js';
+import { cacheHeaders } from '../engine/cache-headers.js';
+import type { Engine, RequestMeter } from '../engine/engine.js';
 import { askerKey, type Principal } from '../plan/principal.js';
 import { ApiError, isApiError } from '../errors/api-error.js';
 import { FILTER_LIMITS } from '../plan/build-filter.js';
@@ -12,7 +12,7 @@ import { createDocumentPreparer } from './document/prepare-document.js';
 import { compileOperation } from './execute/compile-operation.js';
 import { createDocumentFacts, type OperationFacts } from './execute/operation-facts.js';
 import { OperationTemplates, type BoundOperation } from './execute/operation-templates.js';
-import { planReads, runOperation, type PlannedRead } from './execute/run-operation.js';
+import { planReads, runOperation, type PlannedRead, type RunOutcome } from './execute/run-operation.js';
 import type { ResolvedGraphqlOptions } from './graphql-options.js';
 import type { GraphqlParams } from './http/graphql-params.js';
 import { GRAPHQL_RESPONSE_JSON, type JSON_MEDIA } from './http/negotiate.js';
@@ -34,6 +34,8 @@ export interface GraphqlHttpRequest {
   readonly log: ErrorLog;
   /** Who is asking (the edge's request context). */
   readonly principal: Principal;
+  /** The request's budget and clock (the edge's request context). */
+  readonly meter?: RequestMeter | undefined;
 }
 
 export interface GraphqlHttpResponse {
@@ -194,34 +196,29 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
     if ('errors' in bound) return requestErrors(bound.errors);
 
     const cache = cacheKey === undefined ? undefined : { key: cacheKey, ifNoneMatch: request.ifNoneMatch };
-    const outcome = await runOperation(
-      { engine, generated, planLimits, format, principal },
-      { operation, fragments, rawVariables, steps: bound.steps, reads: bound.reads },
-      cache,
-    );
-    if (outcome.status === 304) {
-      const headers: Record<string, string> = { 'cache-control': cacheControlHeader(outcome.policy), vary: varyOf(outcome.policy) };
-      if (outcome.etag !== undefined) headers['etag'] = outcome.etag;
-      return { status: 304, headers, body: undefined };
+    let outcome: RunOutcome;
+    try {
+      outcome = await runOperation(
+        { engine, generated, planLimits, format, principal, meter: request.meter },
+        { operation, fragments, rawVariables, steps: bound.steps, reads: bound.reads },
+        cache,
+      );
+    } catch (error) {
+      // Only a refusal of the whole request gets here (RATE_LIMITED): field errors stay in the body.
+      return httpError(error, request.media, request.log);
     }
+    // A GET's answer varies by Accept (GraphQL over HTTP), and under rules by who asks.
+    if (outcome.status === 304) return { status: 304, headers: cacheHeaders(outcome, 'Accept'), body: undefined };
     const caching: Record<string, string> =
-      outcome.validators === undefined
-        ? { 'cache-control': 'no-store' }
-        : { etag: outcome.validators.etag, 'cache-control': cacheControlHeader(outcome.validators.policy) };
-    const vary: Record<string, string> = request.method === 'GET' ? { vary: varyOf(outcome.validators?.policy) } : {};
+      outcome.validators === undefined ? { 'cache-control': 'no-store', ...(request.method === 'GET' ? { vary: 'Accept' } : {}) } : cacheHeaders(outcome.validators, 'Accept');
     return {
       status: 200,
-      headers: { 'content-type': contentType(request.media), ...caching, ...vary, ...outcome.headers },
+      headers: { 'content-type': contentType(request.media), ...caching, ...outcome.headers },
       body: outcome.body,
     };
   };
 
   return { generated, handle, httpError };
-}
-
-/** A GET's answer varies by Accept (GraphQL over HTTP), and under rules by who asks. */
-function varyOf(policy: CachePolicy | undefined): string {
-  return policy?.varyAuthorization === true ? 'Accept, Authorization' : 'Accept';
 }
 
 /**

@@ -16,6 +16,7 @@ import { crossSiteGuard } from './cross-site-guard.js';
 import { closeAfterUnreadBody, installErrorHandling } from './error-handler.js';
 import { DEFAULT_LINGER, type LingerLimits } from './lingering-close.js';
 import { installRequestContext } from './request-context.js';
+import { createRateLimits, type RateLimitOptions } from './rate-limits.js';
 
 export interface ServerOptions {
   readonly engine: Engine;
@@ -55,6 +56,12 @@ export interface ServerOptions {
    * credentials a request is anonymous; with a bad one it is refused (401).
    */
   readonly auth?: AuthOptions;
+  /**
+   * Budgets per role, in points (a read costs the rows its plan may read, a
+   * write WRITE_COST): anonymous callers per address, signed-in ones per
+   * principal. DEFAULT_RATE_LIMITS when not given; `false` turns them off.
+   */
+  readonly rateLimits?: RateLimitOptions | false;
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -118,7 +125,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   // Before any route is registered, so they run for every one (and before any body is parsed).
   app.addHook('onRequest', crossSiteGuard(options.allowedOrigins ?? []));
   const { engine } = options;
-  installRequestContext(app, createAuthenticator({ ...options.auth, adminRole: adminRoleOf(engine.model), db: engine.db }));
+  const rateLimits = await createRateLimits(options.rateLimits, engine.db);
+  installRequestContext(app, createAuthenticator({ ...options.auth, adminRole: adminRoleOf(engine.model), db: engine.db }), rateLimits);
   app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (_request, body, done) => {
     try {
       done(null, JSON.parse(body as string));
