@@ -99,6 +99,7 @@ export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOpti
           params,
           media,
           ifNoneMatch: header(request, 'if-none-match'),
+          ifModifiedSince: header(request, 'if-modified-since'),
           log: request.log,
           principal: principalOf(request),
           meter: meterOf(request),

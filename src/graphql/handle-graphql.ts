@@ -31,6 +31,8 @@ export interface GraphqlHttpRequest {
   readonly params: GraphqlParams;
   readonly media: JsonMedia;
   readonly ifNoneMatch: string | undefined;
+  /** Used only without If-None-Match (RFC 9110 §13.1.3), as in REST. */
+  readonly ifModifiedSince?: string | undefined;
   readonly log: ErrorLog;
   /** Who is asking (the edge's request context). */
   readonly principal: Principal;
@@ -195,7 +197,7 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
     const bound = (templateKey === undefined ? undefined : templates.use(templateKey, rawVariables)) ?? compileFresh(chosen, rawVariables, templateKey, principal);
     if ('errors' in bound) return requestErrors(bound.errors);
 
-    const cache = cacheKey === undefined ? undefined : { key: cacheKey, ifNoneMatch: request.ifNoneMatch };
+    const cache = cacheKey === undefined ? undefined : { key: cacheKey, ifNoneMatch: request.ifNoneMatch, ifModifiedSince: request.ifModifiedSince };
     let outcome: RunOutcome;
     try {
       outcome = await runOperation(

@@ -49,6 +49,7 @@ export interface PlanContext {
 export interface CacheRequest {
   readonly key: string;
   readonly ifNoneMatch: string | undefined;
+  readonly ifModifiedSince?: string | undefined;
 }
 
 export type RunOutcome =
@@ -116,6 +117,7 @@ export async function runOperation(ctx: RunContext, op: RunnableOperation, cache
         key: cache.key,
         principal: ctx.principal,
         ifNoneMatch: cache.ifNoneMatch,
+        ifModifiedSince: cache.ifModifiedSince,
         meter: ctx.meter,
         render: (results) => {
           planned.forEach((entry, i) => {
