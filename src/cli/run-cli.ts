@@ -14,6 +14,7 @@ import type { Database } from '../storage/dialect.js';
 import { formatPlan, migrate } from '../storage/migrate/migrate.js';
 import { openDatabase } from '../storage/open-database.js';
 import { createServer } from '../server/create-server.js';
+import type { RateLimitPolicy } from '../server/rate-limits.js';
 import { databaseFromEnv } from './database-env.js';
 import { demoSecretPath, loadDemoSecret } from './demo-secret.js';
 
@@ -45,6 +46,8 @@ export async function runCli(argv: readonly string[]): Promise<void> {
       .option('--allow-open-writes', 'serve a schema without @allow rules (anyone may change anything) on an address other than loopback', process.env['DIGLOT_ALLOW_OPEN_WRITES'] === 'true')
       .option('--query-timeout <ms>', 'time budget of one SQL statement; past it the request answers 503 QUERY_TIMEOUT (0: none)', parseMilliseconds, parseMilliseconds(process.env['DIGLOT_QUERY_TIMEOUT'] ?? '5000'))
       // The secret's default is read in the action, not given here: `--help` prints defaults.
+      .option('--rate-limit-anonymous <points/seconds>', 'budget of each client address without credentials, such as 100000/60 (off: none)', budgetFlag, process.env['DIGLOT_RATE_LIMIT_ANONYMOUS'])
+      .option('--rate-limit-member <points/seconds>', 'budget of each signed-in principal or API key, such as 1000000/60 (off: none)', budgetFlag, process.env['DIGLOT_RATE_LIMIT_MEMBER'])
       .option('--jwt-secret <secret>', 'accept HS256/384/512 tokens signed with this secret, 32 bytes or more (prefer DIGLOT_JWT_SECRET: a flag shows in ps)')
       .option('--jwt-public-key <file>', 'accept RS/PS/ES/EdDSA tokens signed by the key in this file (PEM or JWK)', process.env['DIGLOT_JWT_PUBLIC_KEY'])
       .option('--jwks-url <url>', "accept RS/PS/ES/EdDSA tokens signed by a key of this JWKS (your identity provider's)", process.env['DIGLOT_JWKS_URL'])
@@ -210,6 +213,9 @@ interface ServeOptions {
   readonly jwtAudience: string | undefined;
   readonly jwtIdClaim: string;
   readonly jwtRoleClaim: string;
+  /** Parsed from the flag; the environment's text as it is (parsed in `serve`, where a mistake is reported). */
+  readonly rateLimitAnonymous: RateLimitPolicy | false | string | undefined;
+  readonly rateLimitMember: RateLimitPolicy | false | string | undefined;
 }
 
 /** The server's `auth` option from the flags and the environment; the admin key only ever from the environment (a flag would show in ps). */
@@ -270,6 +276,10 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
     logger: { level: process.env['LOG_LEVEL'] ?? 'info' },
     exposeInternals: process.env['NODE_ENV'] === 'development',
     requireIfMatch: options.requireIfMatch,
+    rateLimits: {
+      ...budgetOption('anonymous', options.rateLimitAnonymous, 'DIGLOT_RATE_LIMIT_ANONYMOUS'),
+      ...budgetOption('member', options.rateLimitMember, 'DIGLOT_RATE_LIMIT_MEMBER'),
+    },
     graphql: {
       // Field suggestions help developers and help attackers map a schema: off in production.
       hideSuggestions: production,
@@ -358,6 +368,31 @@ function parseMilliseconds(value: string): number {
   const ms = Number(value);
   if (!Number.isInteger(ms) || ms < 0) throw new InvalidArgumentError('must be a whole number of milliseconds (0 for none)');
   return ms;
+}
+
+/** `100000/60`: points a window, and the window in seconds; `off` for no limit. */
+function parseBudget(value: string): RateLimitPolicy | false {
+  if (value.trim().toLowerCase() === 'off') return false;
+  const match = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)\s*$/.exec(value);
+  const points = Number(match?.[1]);
+  const window = Number(match?.[2]);
+  if (match === null || points < 1 || window <= 0) throw new InvalidArgumentError('must be points/seconds, such as 100000/60, or off');
+  return { points, window };
+}
+
+/** As the flag's parser: its default, from the environment, stays text until `serve` reads it. */
+function budgetFlag(value: string): RateLimitPolicy | false | string {
+  return parseBudget(value);
+}
+
+function budgetOption(name: string, value: RateLimitPolicy | false | string | undefined, env: string): Record<string, RateLimitPolicy | false> {
+  if (value === undefined || value === '') return {};
+  if (typeof value !== 'string') return { [name]: value };
+  try {
+    return { [name]: parseBudget(value) };
+  } catch (error) {
+    throw new CliError(`${env}=${value}: ${(error as Error).message}`);
+  }
 }
 
 function parseScale(value: string): number {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { CachedReadResponse, Engine, ReadResult, WritePrecondition } from '../engine/engine.js';
+import type { CachedReadRequest, CachedReadResponse, Engine, ReadResult, WritePrecondition } from '../engine/engine.js';
 import { cacheHeaders } from '../engine/cache-headers.js';
 import { meterOf } from '../engine/request-meter.js';
 import { strongEtag } from '../engine/validators.js';
@@ -101,6 +101,16 @@ function planFor(options: RestContext, request: FastifyRequest, key: string, id:
   return { plan: bindParams(template.plan, new Map([[slot, id]])), list: template.list };
 }
 
+/** Who asks a read, with what budget, and what version of the answer they already hold. */
+function asker(request: FastifyRequest): Pick<CachedReadRequest, 'principal' | 'ifNoneMatch' | 'ifModifiedSince' | 'meter'> {
+  return {
+    principal: principalOf(request),
+    ifNoneMatch: header(request, 'if-none-match'),
+    ifModifiedSince: header(request, 'if-modified-since'),
+    meter: meterOf(request),
+  };
+}
+
 function oneTemplate(options: RestContext, type: ResourceType, query: string, request: FastifyRequest): RequestTemplate {
   const parsed = parseRestQuery(options.engine.model, type, query === '' ? {} : parseQueryString(query), false);
   return { plan: planReadOne(options.engine.model, type.name, '', parsed.select, { limits: options.limits, fromText: true, principal: principalOf(request) }), list: {} };
@@ -114,10 +124,7 @@ async function getOne(options: RestContext, type: ResourceType, request: Fastify
   const response = await engine.readCached({
     plans: [plan],
     key: `rest ${request.url}`,
-    principal: principalOf(request),
-    ifNoneMatch: header(request, 'if-none-match'),
-    ifModifiedSince: header(request, 'if-modified-since'),
-    meter: meterOf(request),
+    ...asker(request),
     render: ([result]) => {
       if (result?.kind !== 'one' || result.json === null) throw notFound(type, id);
       return result.json;
@@ -152,10 +159,7 @@ async function getList(
   const response = await engine.readCached({
     plans: [plan],
     key: `rest ${request.url}`,
-    principal: principalOf(request),
-    ifNoneMatch: header(request, 'if-none-match'),
-    ifModifiedSince: header(request, 'if-modified-since'),
-    meter: meterOf(request),
+    ...asker(request),
     render: ([result]) => {
       if (result?.kind !== 'list') throw new Error('list plan gave a non-list result');
       cursors = pageCursors(plan, result, list);
