@@ -125,7 +125,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   // Before any route is registered, so they run for every one (and before any body is parsed).
   app.addHook('onRequest', crossSiteGuard(options.allowedOrigins ?? []));
   const { engine } = options;
-  const rateLimits = await createRateLimits(options.rateLimits, engine.db);
+  const rateLimits = await createRateLimits(options.rateLimits, engine.db, engine.model.roles?.values);
   installRequestContext(app, createAuthenticator({ ...options.auth, adminRole: adminRoleOf(engine.model), db: engine.db }), rateLimits);
   app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (_request, body, done) => {
     try {

@@ -61,12 +61,17 @@ export function rateLimitKey(principal: Principal, address: string): string {
  * behind one load balancer share one budget; the memory limiter stands in
  * while the database does not answer.
  */
-export async function createRateLimits(options: RateLimitOptions | false | undefined, db: Database): Promise<RateLimits | undefined> {
+export async function createRateLimits(options: RateLimitOptions | false | undefined, db: Database, roleNames?: readonly string[]): Promise<RateLimits | undefined> {
   if (options === false) return undefined;
+  const unknown = Object.keys(options ?? {}).filter((key) => !OPTION_KEYS.includes(key));
+  if (unknown.length > 0) throw new TypeError(`Unknown rateLimits option "${unknown.join('", "')}"; known: ${OPTION_KEYS.join(', ')}`);
   const anonymous = checked('anonymous', options?.anonymous ?? DEFAULT_RATE_LIMITS.anonymous);
   const member = checked('member', options?.member ?? DEFAULT_RATE_LIMITS.member);
   const roles = new Map<string, RateLimitPolicy | false>();
-  for (const [role, policy] of Object.entries(options?.roles ?? {})) roles.set(role, checked(`roles.${role}`, policy));
+  for (const [role, policy] of Object.entries(options?.roles ?? {})) {
+    if (roleNames !== undefined && !roleNames.includes(role)) throw new TypeError(`rateLimits.roles.${role}: the schema's roles are ${roleNames.join(', ')}`);
+    roles.set(role, checked(`roles.${role}`, policy));
+  }
   const activate = async (name: string, policy: RateLimitPolicy | false): Promise<ActivePolicy | undefined> => {
     if (policy === false) return undefined;
     const memory = new RateLimiterMemory({ points: policy.points, duration: policy.window, keyPrefix: name });
@@ -88,6 +93,8 @@ export async function createRateLimits(options: RateLimitOptions | false | undef
     },
   };
 }
+
+const OPTION_KEYS = ['anonymous', 'member', 'roles'];
 
 function checked(name: string, policy: RateLimitPolicy | false): RateLimitPolicy | false {
   if (policy === false) return false;
