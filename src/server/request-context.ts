@@ -24,12 +24,15 @@ export class RequestContext implements RequestMeter {
   dbMs = 0;
   /** The limiter's last word on this request's key, once it has spent. */
   spent: RateLimiterRes | undefined;
+  readonly limited: boolean;
 
   constructor(
     readonly start: number,
     readonly policy: ActivePolicy | undefined,
     readonly key: string,
-  ) {}
+  ) {
+    this.limited = policy !== undefined;
+  }
 
   spend(cost: number): Promise<void> | undefined {
     const { policy } = this;
