@@ -5,7 +5,7 @@ import type { Engine } from '../engine/engine.js';
 import { ApiError } from '../errors/api-error.js';
 import { apiErrorOf } from '../errors/framework-error.js';
 import { meterOf } from '../engine/request-meter.js';
-import { header, searchOf } from '../util/http-request.js';
+import { header, pathOf, searchOf } from '../util/http-request.js';
 import type { PlanLimits } from '../plan/build-read.js';
 import type { Model } from '../schema/model.js';
 import { buildGraphqlSchema } from './schema/build-schema.js';
@@ -141,7 +141,7 @@ function errorMedia(accept: string | undefined): JsonMedia {
 
 /** Whether a request target is the GraphQL endpoint (its path, trailing slash or not). */
 export function isGraphqlTarget(url: string): boolean {
-  const path = url.split('?', 1)[0];
+  const path = pathOf(url);
   return path === ENDPOINT || path === `${ENDPOINT}/`;
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.js';
 import { apiErrorOf } from '../errors/framework-error.js';
+import { pathOf } from '../util/http-request.js';
 import { retryAfterFor } from '../errors/registry.js';
 import { GRAPHQL_METHODS, isGraphqlTarget } from '../graphql/graphql-api.js';
 import { PROBLEM_CONTENT_TYPE, problemOf } from '../rest/problem.js';
@@ -61,7 +62,7 @@ export function installErrorHandling(app: FastifyInstance, options: ErrorHandlin
       void reply.code(answer.status).headers(answer.headers).header('allow', GRAPHQL_METHODS.join(', ')).send(answer.body);
       return;
     }
-    const error = new ApiError('ROUTE_NOT_FOUND', { detail: `No route ${request.method} ${request.url.split('?')[0] ?? ''}` });
+    const error = new ApiError('ROUTE_NOT_FOUND', { detail: `No route ${request.method} ${pathOf(request.url)}` });
     void reply.code(404).type(PROBLEM_CONTENT_TYPE).send(problemOf(error, request.url));
   });
 }

@@ -11,3 +11,9 @@ export function searchOf(url: string): string {
   const at = url.indexOf('?');
   return at < 0 ? '' : url.slice(at + 1);
 }
+
+/** The path of a request target, without its query string. */
+export function pathOf(url: string): string {
+  const at = url.indexOf('?');
+  return at < 0 ? url : url.slice(0, at);
+}
