@@ -289,6 +289,7 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
     logger: { level: options.logLevel, ...(logStream === undefined ? {} : { stream: logStream }) },
     exposeInternals: process.env['NODE_ENV'] === 'development',
     requireIfMatch: options.requireIfMatch,
+    rateLimits: { anonymous: options.rateLimitAnonymous, member: options.rateLimitMember },
     graphql: {
       // Field suggestions help developers and help attackers map a schema: off in production.
       hideSuggestions: production,

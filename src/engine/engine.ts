@@ -13,12 +13,14 @@ import { WriteExecutor } from './write-executor.js';
 import { LiveReads, type LiveRead, type LiveReadOptions, type LiveReadRequest, type LiveValue } from './live-reads.js';
 import { seedDatabase, type SeedOptions } from './seed/seed.js';
 import { bindFiles, type ReceiveUpload } from './engine-files.js';
+import { chargeReads, timed, WRITE_COST, type RequestMeter } from './request-meter.js';
 
 export type { ReadResult } from './read-executor.js';
 export type { CachePolicy } from './cache-policy.js';
 export { EXAMPLE_COUNTS, type SeedOptions, type SeedProgress } from './seed/seed.js';
 export type { ReceiveUpload } from './engine-files.js';
 export type { LiveRead, LiveReadOptions, LiveReadRequest, LiveValue } from './live-reads.js';
+export type { RequestMeter } from './request-meter.js';
 
 export interface EngineOptions {
   /** Where uploaded files go. Without it, file fields can be read (and set to null) but not uploaded. */
@@ -41,6 +43,8 @@ export interface CachedReadRequest {
   readonly ifModifiedSince?: string | undefined;
   /** Turns the plans' results into the response body; the ETag is its hash. */
   readonly render: (results: readonly ReadResult[]) => string;
+  /** The request's budget and clock: charged what the plans may read, before anything runs. */
+  readonly meter?: RequestMeter | undefined;
 }
 
 export type CachedReadResponse =
@@ -77,6 +81,11 @@ export interface Engine {
   readonly model: Model;
   readonly db: Database;
   read(plan: ReadPlan): Promise<ReadResult>;
+  /**
+   * Several plans for one request (a GraphQL query's root fields): charged
+   * together to `meter` first, then run side by side; each result or error.
+   */
+  readEach(plans: readonly ReadPlan[], meter: RequestMeter | undefined): Promise<PromiseSettledResult<ReadResult>[]>;
   /** A read with validators: 304 without running the plans while their tables are unchanged. */
   readCached(request: CachedReadRequest): Promise<CachedReadResponse>;
   /**
@@ -85,7 +94,7 @@ export interface Engine {
    * create on PostgreSQL), the result carries it as `record` and the caller
    * need not read.
    */
-  write(plan: WritePlan, precondition?: WritePrecondition, readBack?: (id: string) => ReadPlan): Promise<WriteResult>;
+  write(plan: WritePlan, precondition?: WritePrecondition, readBack?: (id: string) => ReadPlan, meter?: RequestMeter): Promise<WriteResult>;
   /**
    * Watches a read: `send` gets its representation now and again each time
    * it changes (see live-reads.ts). Throws LIVE_READS_LIMIT past the limits.
@@ -128,6 +137,10 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
   }
 
   const readCached = async (request: CachedReadRequest): Promise<CachedReadResponse> => {
+    const { meter } = request;
+    // Charged before anything runs, revalidations included: the asker's budget decides, not the cache.
+    const charged = chargeReads(meter, request.plans);
+    if (charged !== undefined) await charged;
     const policy = personalPolicy(model, cachePolicyOf(model, request.plans), request.principal);
     const key = `${request.key} ${askerKey(model, request.principal)}`;
     const [only] = request.plans;
@@ -145,7 +158,13 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
       return { status: 304, etag: known, lastModified, policy };
     }
     const results: ReadResult[] = [];
+    // Timed inline rather than through `timed`: this is every GET's path, and a closure a plan is not free.
+    const started = meter === undefined ? 0 : performance.now();
     for (const plan of request.plans) results.push(await reader.read(plan));
+    if (meter !== undefined) {
+      if (meter.planEnd === 0) meter.planEnd = started;
+      meter.dbMs += performance.now() - started;
+    }
     const body = request.render(results);
     const etag = strongEtag(body);
     validators.set(key, state.version, etag);
@@ -153,7 +172,13 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     return { status: 200, etag, lastModified, policy, body, results };
   };
 
-  const write = (plan: WritePlan, precondition?: WritePrecondition, readBack?: (id: string) => ReadPlan): Promise<WriteResult> => {
+  const write = async (plan: WritePlan, precondition?: WritePrecondition, readBack?: (id: string) => ReadPlan, meter?: RequestMeter): Promise<WriteResult> => {
+    const charged = meter?.spend(WRITE_COST);
+    if (charged !== undefined) await charged;
+    return timed(meter, () => writeNow(plan, precondition, readBack));
+  };
+
+  const writeNow = (plan: WritePlan, precondition?: WritePrecondition, readBack?: (id: string) => ReadPlan): Promise<WriteResult> => {
     if (precondition === undefined) return writer.write(plan, undefined, readBack === undefined ? undefined : (id, source) => reader.readFrom(readBack(id), source));
     return writer.write(plan, async (tx) => {
       const result = await reader.read(precondition.plan, tx);
@@ -180,6 +205,11 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     model,
     db,
     read: (plan) => reader.read(plan),
+    readEach: async (plans, meter) => {
+      const charged = chargeReads(meter, plans);
+      if (charged !== undefined) await charged;
+      return Promise.allSettled(plans.map((plan) => timed(meter, () => reader.read(plan))));
+    },
     readCached,
     write,
     watch: (request, send) => live.watch(request, send),

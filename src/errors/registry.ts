@@ -106,3 +106,12 @@ export function retryAfterOf(code: string): number | undefined {
   const entry: ErrorEntry = ERROR_REGISTRY[code];
   return entry.retryAfter;
 }
+
+/**
+ * The `Retry-After` seconds of an error: its own `retryAfter` extension where
+ * it knows better (a rate limit says when its window ends), else its code's.
+ */
+export function retryAfterFor(code: string, extensions: Readonly<Record<string, unknown>>): number | undefined {
+  const own = extensions['retryAfter'];
+  return typeof own === 'number' ? own : retryAfterOf(code);
+}

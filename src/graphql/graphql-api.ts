@@ -3,7 +3,10 @@ import { printSchema } from 'graphql';
 import { principalOf } from '../auth/request-principal.js';
 import type { Engine } from '../engine/engine.js';
 import type { Accounts } from '../auth/accounts/accounts.js';
-import { ApiError, isApiError } from '../errors/api-error.js';
+import { ApiError } from '../errors/api-error.js';
+import { apiErrorOf } from '../errors/framework-error.js';
+import { meterOf } from '../engine/request-meter.js';
+import { header, pathOf, searchOf } from '../util/http-request.js';
 import type { PlanLimits } from '../plan/build-read.js';
 import type { Model } from '../schema/model.js';
 import { buildGraphqlSchema } from './schema/build-schema.js';
@@ -75,7 +78,8 @@ export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOpti
     });
 
     scope.setErrorHandler((raw: FastifyError | Error, request, reply) => {
-      const error = toApiError(raw);
+      // Fastify's envelope errors as registered codes; anything else stays as it is, to be masked as INTERNAL.
+      const error = apiErrorOf(raw) ?? raw;
       void send(reply, handler.httpError(error, mediaOf(request), request.log));
     });
 
@@ -104,7 +108,16 @@ export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOpti
           // Every file received is kept only if the operation's writes point a record at it.
           const uploaded = await options.engine.withUploads(async (receive) => {
             const multipartParams = await paramsFromMultipart(request.parts(), receive);
-            return handler.handle({ method, params: multipartParams, media, ifNoneMatch: undefined, log: request.log, principal: principalOf(request), client: { address: request.ip, log: request.log } });
+            return handler.handle({
+              method,
+              params: multipartParams,
+              media,
+              ifNoneMatch: undefined,
+              log: request.log,
+              principal: principalOf(request),
+              client: { address: request.ip, log: request.log },
+              meter: meterOf(request),
+            });
           });
           return send(reply, uploaded);
         }
@@ -113,7 +126,17 @@ export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOpti
           throw new ApiError('UNSUPPORTED_MEDIA_TYPE', { detail: 'Send the request as application/json (or multipart/form-data with files)' });
         }
         const params = method === 'POST' ? paramsFromBody(request.body) : paramsFromSearch(searchOf(request.url));
-        const response = await handler.handle({ method, params, media, ifNoneMatch: header(request, 'if-none-match'), log: request.log, principal: principalOf(request), client: { address: request.ip, log: request.log } });
+        const response = await handler.handle({
+          method,
+          params,
+          media,
+          ifNoneMatch: header(request, 'if-none-match'),
+          ifModifiedSince: header(request, 'if-modified-since'),
+          log: request.log,
+          principal: principalOf(request),
+          client: { address: request.ip, log: request.log },
+          meter: meterOf(request),
+        });
         return send(reply, response);
       },
     });
@@ -153,7 +176,7 @@ function errorMedia(accept: string | undefined): JsonMedia {
 
 /** Whether a request target is the GraphQL endpoint (its path, trailing slash or not). */
 export function isGraphqlTarget(url: string): boolean {
-  const path = url.split('?', 1)[0];
+  const path = pathOf(url);
   return path === ENDPOINT || path === `${ENDPOINT}/`;
 }
 
@@ -171,24 +194,3 @@ export function graphqlErrorResponse(error: ApiError, accept: string | undefined
 
 /** Only INTERNAL errors are logged, and nothing refuses a request at the socket with one. */
 const EDGE_FORMAT: FormatOptions = { hideSuggestions: true, exposeInternals: false, log: { error: () => undefined } };
-
-/** Fastify's envelope errors as registered codes; anything else stays as is, to be masked as INTERNAL. */
-function toApiError(raw: FastifyError | Error): unknown {
-  if (isApiError(raw)) return raw;
-  const code = (raw as Partial<FastifyError>).code;
-  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new ApiError('UNSUPPORTED_MEDIA_TYPE', { detail: 'Send the request as application/json' });
-  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new ApiError('BODY_TOO_LARGE', { detail: 'The request body is larger than this server accepts' });
-  const status = (raw as Partial<FastifyError>).statusCode;
-  if (typeof status === 'number' && status >= 400 && status < 500) return new ApiError('BAD_REQUEST', { detail: raw.message });
-  return raw;
-}
-
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
-function searchOf(url: string): string {
-  const at = url.indexOf('?');
-  return at < 0 ? '' : url.slice(at + 1);
-}

@@ -1,6 +1,6 @@
 import { assertScalarType, getVariableValues, GraphQLError, OperationTypeNode } from 'graphql';
-import { cacheControlHeader } from '../engine/cache-policy.js';
-import type { CachePolicy, Engine } from '../engine/engine.js';
+import { cacheHeaders } from '../engine/cache-headers.js';
+import type { Engine, RequestMeter } from '../engine/engine.js';
 import type { AccountLog, Accounts } from '../auth/accounts/accounts.js';
 import { askerKey, type Principal } from '../plan/principal.js';
 import { ApiError, isApiError } from '../errors/api-error.js';
@@ -13,7 +13,7 @@ import { createDocumentPreparer } from './document/prepare-document.js';
 import { compileOperation } from './execute/compile-operation.js';
 import { createDocumentFacts, type OperationFacts } from './execute/operation-facts.js';
 import { OperationTemplates, type BoundOperation } from './execute/operation-templates.js';
-import { liveOperation, planReads, runOperation, type PlannedRead } from './execute/run-operation.js';
+import { liveOperation, planReads, runOperation, type PlannedRead, type RunOutcome } from './execute/run-operation.js';
 import { pushIterator } from '../util/push-iterator.js';
 import type { ResolvedGraphqlOptions } from './graphql-options.js';
 import type { GraphqlParams } from './http/graphql-params.js';
@@ -36,11 +36,15 @@ export interface GraphqlHttpRequest {
   readonly params: GraphqlParams;
   readonly media: JsonMedia;
   readonly ifNoneMatch: string | undefined;
+  /** Used only without If-None-Match (RFC 9110 §13.1.3), as in REST. */
+  readonly ifModifiedSince?: string | undefined;
   readonly log: ErrorLog;
   /** Who is asking (the edge's request context). */
   readonly principal: Principal;
   /** The client's address and the request's log, for the accounts mutations' limits and log lines. */
   readonly client?: { readonly address: string; readonly log: AccountLog } | undefined;
+  /** The request's budget and clock (the edge's request context). */
+  readonly meter?: RequestMeter | undefined;
 }
 
 export interface GraphqlHttpResponse {
@@ -244,32 +248,33 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
     const bound = (templateKey === undefined ? undefined : templates.use(templateKey, rawVariables)) ?? compileFresh(chosen, rawVariables, templateKey, principal);
     if ('errors' in bound) return requestErrors(bound.errors);
 
-    const cache = cacheKey === undefined ? undefined : { key: cacheKey, ifNoneMatch: request.ifNoneMatch };
-    const outcome = await runOperation(
-      {
-        engine,
-        generated,
-        planLimits,
-        format,
-        principal,
-        accounts: accounts === undefined ? undefined : { flows: accounts, address: request.client?.address ?? '', log: request.client?.log ?? SILENT },
-      },
-      { operation, fragments, rawVariables, steps: bound.steps, reads: bound.reads },
-      cache,
-    );
-    if (outcome.status === 304) {
-      const headers: Record<string, string> = { 'cache-control': cacheControlHeader(outcome.policy), vary: varyOf(outcome.policy) };
-      if (outcome.etag !== undefined) headers['etag'] = outcome.etag;
-      return { status: 304, headers, body: undefined };
+    const cache = cacheKey === undefined ? undefined : { key: cacheKey, ifNoneMatch: request.ifNoneMatch, ifModifiedSince: request.ifModifiedSince };
+    let outcome: RunOutcome;
+    try {
+      outcome = await runOperation(
+        {
+          engine,
+          generated,
+          planLimits,
+          format,
+          principal,
+          meter: request.meter,
+          accounts: accounts === undefined ? undefined : { flows: accounts, address: request.client?.address ?? '', log: request.client?.log ?? SILENT },
+        },
+        { operation, fragments, rawVariables, steps: bound.steps, reads: bound.reads },
+        cache,
+      );
+    } catch (error) {
+      // Only a refusal of the whole request gets here (RATE_LIMITED): field errors stay in the body.
+      return httpError(error, request.media, request.log);
     }
+    // A GET's answer varies by Accept (GraphQL over HTTP), and under rules by who asks.
+    if (outcome.status === 304) return { status: 304, headers: cacheHeaders(outcome, 'Accept'), body: undefined };
     const caching: Record<string, string> =
-      outcome.validators === undefined
-        ? { 'cache-control': 'no-store' }
-        : { etag: outcome.validators.etag, 'cache-control': cacheControlHeader(outcome.validators.policy) };
-    const vary: Record<string, string> = request.method === 'GET' ? { vary: varyOf(outcome.validators?.policy) } : {};
+      outcome.validators === undefined ? { 'cache-control': 'no-store', ...(request.method === 'GET' ? { vary: 'Accept' } : {}) } : cacheHeaders(outcome.validators, 'Accept');
     return {
       status: 200,
-      headers: { 'content-type': contentType(request.media), ...caching, ...vary, ...outcome.headers },
+      headers: { 'content-type': contentType(request.media), ...caching, ...outcome.headers },
       body: outcome.body,
     };
   };
@@ -287,7 +292,7 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
     const bound = compileFresh(chosen, rawVariables, undefined, request.principal);
     if ('errors' in bound) return single(requestErrors(bound.errors));
     const format = formatOptions(request.log);
-    const live = liveOperation({ engine, generated, planLimits, format, principal: request.principal }, { operation, fragments, rawVariables, steps: bound.steps, reads: bound.reads });
+    const live = liveOperation({ engine, generated, planLimits, format, principal: request.principal, meter: undefined }, { operation, fragments, rawVariables, steps: bound.steps, reads: bound.reads });
     if (live.kind === 'failed') return { kind: 'single', result: JSON.parse(live.body) as StreamResult };
     let watched: { close(): void } | undefined;
     const results = pushIterator<StreamResult>(() => watched?.close());
@@ -303,11 +308,6 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
   };
 
   return { generated, handle, httpError, operate };
-}
-
-/** A GET's answer varies by Accept (GraphQL over HTTP), and under rules by who asks. */
-function varyOf(policy: CachePolicy | undefined): string {
-  return policy?.varyAuthorization === true ? 'Accept, Authorization' : 'Accept';
 }
 
 /**

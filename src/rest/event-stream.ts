@@ -5,7 +5,7 @@ import { ApiError, isApiError } from '../errors/api-error.js';
 import { principalKey } from '../plan/principal.js';
 import { principalOf } from '../auth/request-principal.js';
 import { problemOf } from './problem.js';
-import { header } from './route-helpers.js';
+import { header } from '../util/http-request.js';
 
 export const EVENT_STREAM = 'text/event-stream';
 

@@ -13,7 +13,9 @@ import { principalOf } from '../auth/request-principal.js';
 import { planUpdate } from '../plan/build-write.js';
 import { validateInput } from '../plan/validate-input.js';
 import type { FileField, ResourceType } from '../schema/model.js';
-import { header, methodNotAllowed } from './route-helpers.js';
+import { header } from '../util/http-request.js';
+import { meterOf } from '../engine/request-meter.js';
+import { methodNotAllowed } from './route-helpers.js';
 
 export interface FileRoutesOptions {
   readonly engine: Engine;
@@ -80,7 +82,7 @@ async function putFile(options: FileRoutesOptions, type: ResourceType, field: Fi
     }
     if (value === undefined) throw new ApiError('FILE_MISSING', { detail: 'The form has no part named "file"' });
     const values = validateInput(engine.model, type, { [field.name]: value }, 'patch');
-    await engine.write(planUpdate(engine.model, type.name, id, values, principalOf(request)), options.precondition(type, id, request));
+    await engine.write(planUpdate(engine.model, type.name, id, values, principalOf(request)), options.precondition(type, id, request), undefined, meterOf(request));
   });
   await options.sendRecord(type, id, request, reply);
 }
@@ -89,7 +91,7 @@ async function deleteFile(options: FileRoutesOptions, type: ResourceType, field:
   const { engine } = options;
   const id = (request.params as { id: string }).id;
   const values = validateInput(engine.model, type, { [field.name]: null }, 'patch');
-  await engine.write(planUpdate(engine.model, type.name, id, values, principalOf(request)), options.precondition(type, id, request));
+  await engine.write(planUpdate(engine.model, type.name, id, values, principalOf(request)), options.precondition(type, id, request), undefined, meterOf(request));
   reply.code(204).send();
 }
 

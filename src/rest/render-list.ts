@@ -2,6 +2,7 @@ import type { ReadResult } from '../engine/engine.js';
 import type { ListArgs } from '../plan/build-read.js';
 import { encodeCursor } from '../plan/cursor.js';
 import type { ReadPlan } from '../plan/read-plan.js';
+import { pathOf, searchOf } from '../util/http-request.js';
 
 type ListResult = Extract<ReadResult, { kind: 'list' }>;
 
@@ -47,8 +48,8 @@ export const MAX_LINK_HEADER_LENGTH = 8192;
 
 /** RFC 8288 links to the neighbouring pages and the first page, relative to the request URL, within MAX_LINK_HEADER_LENGTH. */
 export function listLinks(url: string, { next, prev }: PageCursors): string {
-  const [path, search = ''] = url.split('?', 2) as [string, string?];
-  const base = new URLSearchParams(search);
+  const path = pathOf(url);
+  const base = new URLSearchParams(searchOf(url));
   base.delete('after');
   base.delete('before');
   const link = (rel: string, cursor?: { name: 'after' | 'before'; value: string }): string => {

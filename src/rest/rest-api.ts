@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CachedReadResponse, Engine, ReadResult, WritePrecondition } from '../engine/engine.js';
-import { cacheControlHeader } from '../engine/cache-policy.js';
+import { cacheHeaders } from '../engine/cache-headers.js';
+import { meterOf } from '../engine/request-meter.js';
 import { strongEtag } from '../engine/validators.js';
 import { ApiError } from '../errors/api-error.js';
 import { planReadList, planReadOne, type PlanLimits } from '../plan/build-read.js';
@@ -14,7 +15,8 @@ import { registerFileRoutes } from './file-routes.js';
 import { writeRecordBody } from './record-input.js';
 import { listLinks, pageCursors, renderList, type PageCursors } from './render-list.js';
 import { parseQueryString, parseRestQuery, type RestQuery } from './query-params.js';
-import { header, methodNotAllowed } from './route-helpers.js';
+import { methodNotAllowed } from './route-helpers.js';
+import { header, searchOf } from '../util/http-request.js';
 import { principalOf } from '../auth/request-principal.js';
 import { askerKey, ownAccountId } from '../plan/principal.js';
 import { OpenStreams, streamLiveRead, wantsEventStream, type EventStreamOptions } from './event-stream.js';
@@ -123,11 +125,6 @@ function planFor(options: RestContext, request: FastifyRequest, key: string, id:
   return { plan: bindParams(template.plan, new Map([[slot, id]])), list: template.list };
 }
 
-function search(request: FastifyRequest): string {
-  const at = request.url.indexOf('?');
-  return at < 0 ? '' : request.url.slice(at + 1);
-}
-
 function oneTemplate(options: RestContext, type: ResourceType, query: string, request: FastifyRequest): RequestTemplate {
   const parsed = parseRestQuery(options.engine.model, type, query === '' ? {} : parseQueryString(query), false);
   return { plan: planReadOne(options.engine.model, type.name, '', parsed.select, { limits: options.limits, fromText: true, principal: principalOf(request) }), list: {} };
@@ -136,12 +133,13 @@ function oneTemplate(options: RestContext, type: ResourceType, query: string, re
 async function getOne(options: RestContext, type: ResourceType, request: FastifyRequest, reply: FastifyReply, ownId?: string): Promise<void> {
   const { engine } = options;
   const id = ownId ?? params(request).id ?? '';
-  const query = search(request);
+  const query = searchOf(request.url);
   const { plan } = planFor(options, request, `one ${type.name} ${query}`, id, () => oneTemplate(options, type, query, request));
   const read = {
     plans: [plan],
     key: `rest ${request.url}`,
     principal: principalOf(request),
+    meter: meterOf(request),
     render: ([result]: readonly ReadResult[]): string => {
       if (result?.kind !== 'one' || result.json === null) throw notFound(type, id);
       return result.json;
@@ -160,7 +158,7 @@ async function getList(
   relation: string | undefined,
 ): Promise<void> {
   const { engine } = options;
-  const query = search(request);
+  const query = searchOf(request.url);
   const parentId = relation === undefined ? undefined : (params(request).id as string);
   const { plan, list } = planFor(options, request, `list ${type.name} ${relation ?? ''} ${query}`, parentId, () => {
     const listType = relation === undefined ? type : (engine.model.typesByName.get((type.fieldsByName.get(relation) as ManyToManyRelation).target) as ResourceType);
@@ -179,6 +177,7 @@ async function getList(
     plans: [plan],
     key: `rest ${request.url}`,
     principal: principalOf(request),
+    meter: meterOf(request),
     render: ([result]: readonly ReadResult[]): string => {
       if (result?.kind !== 'list') throw new Error('list plan gave a non-list result');
       cursors = pageCursors(plan, result, list);
@@ -195,7 +194,7 @@ async function create(options: RestContext, type: ResourceType, request: Fastify
   const { engine } = options;
   // JSON, or multipart/form-data with file parts (record-input.ts).
   const result = await writeRecordBody(engine, type, request, 'create', () => jsonBody(request), (values) =>
-    engine.write(planCreate(engine.model, type.name, values, principalOf(request)), undefined, (id) => canonicalPlan(options, type, id, request)),
+    engine.write(planCreate(engine.model, type.name, values, principalOf(request)), undefined, (id) => canonicalPlan(options, type, id, request), meterOf(request)),
   );
   reply.code(201).header('location', `/${type.path}/${result.id}`);
   if (result.record === undefined) await sendRecord(options, type, result.id, request, reply);
@@ -206,14 +205,15 @@ async function update(options: RestContext, type: ResourceType, request: Fastify
   const { engine } = options;
   const id = params(request).id as string;
   await writeRecordBody(engine, type, request, mode, () => jsonBody(request), (values) => {
-    return engine.write(planUpdate(engine.model, type.name, id, values, principalOf(request), mode === 'replace'), precondition(options, type, id, request));
+    const plan = planUpdate(engine.model, type.name, id, values, principalOf(request), mode === 'replace');
+    return engine.write(plan, precondition(options, type, id, request), undefined, meterOf(request));
   });
   await sendRecord(options, type, id, request, reply);
 }
 
 async function remove(options: RestContext, type: ResourceType, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const id = params(request).id as string;
-  await options.engine.write(planDelete(options.engine.model, type.name, id, principalOf(request)), precondition(options, type, id, request));
+  await options.engine.write(planDelete(options.engine.model, type.name, id, principalOf(request)), precondition(options, type, id, request), undefined, meterOf(request));
   reply.code(204).send();
 }
 
@@ -226,7 +226,7 @@ async function link(
   kind: 'connect' | 'disconnect',
 ): Promise<void> {
   const { id, targetId } = params(request) as Required<Params>;
-  await options.engine.write(planLink(options.engine.model, kind, type.name, field.name, id, targetId, principalOf(request)));
+  await options.engine.write(planLink(options.engine.model, kind, type.name, field.name, id, targetId, principalOf(request)), undefined, undefined, meterOf(request));
   reply.code(204).send();
 }
 
@@ -281,10 +281,7 @@ function jsonBody(request: FastifyRequest): unknown {
 }
 
 function send(reply: FastifyReply, response: CachedReadResponse): void {
-  reply.header('cache-control', cacheControlHeader(response.policy));
-  if (response.policy.varyAuthorization === true) reply.header('vary', 'Authorization');
-  if (response.etag !== undefined) reply.header('etag', response.etag);
-  if (response.lastModified !== undefined) reply.header('last-modified', response.lastModified);
+  reply.headers(cacheHeaders(response, undefined));
   if (response.status === 304) {
     reply.code(304).send();
     return;

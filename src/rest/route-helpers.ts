@@ -1,11 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors/api-error.js';
-
-/** One request header as text (repeated headers joined, as RFC 9110 §5.3 allows). */
-export function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
-}
 
 /** Every other method on `url` answers 405 with `Allow` (RFC 9110 §15.5.6). */
 export function methodNotAllowed(app: FastifyInstance, url: string, allowed: readonly string[]): void {

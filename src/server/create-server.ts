@@ -17,6 +17,7 @@ import { crossSiteGuard } from './cross-site-guard.js';
 import { closeAfterUnreadBody, installErrorHandling } from './error-handler.js';
 import { DEFAULT_LINGER, type LingerLimits } from './lingering-close.js';
 import { installRequestContext } from './request-context.js';
+import { createRateLimits, type RateLimitOptions } from './rate-limits.js';
 import { RequestLog } from './request-log.js';
 
 export interface ServerOptions {
@@ -64,6 +65,12 @@ export interface ServerOptions {
    * token lifetimes, the signing secret, password hash cost, rate limits.
    */
   readonly accounts?: AccountsOptions;
+  /**
+   * Budgets per role, in points (a read costs the rows its plan may read, a
+   * write WRITE_COST): anonymous callers per address, signed-in ones per
+   * principal. DEFAULT_RATE_LIMITS when not given; `false` turns them off.
+   */
+  readonly rateLimits?: RateLimitOptions | false;
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -131,7 +138,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   const { engine } = options;
   const accounts = await createAccounts(engine, options.accounts);
   const authenticator = createAuthenticator({ ...options.auth, adminRole: adminRoleOf(engine.model), db: engine.db, issuedTokens: accounts?.keys });
-  installRequestContext(app, authenticator);
+  const rateLimits = await createRateLimits(options.rateLimits, engine.db, engine.model.roles?.values);
+  installRequestContext(app, authenticator, rateLimits);
   app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (_request, body, done) => {
     try {
       done(null, JSON.parse(body as string));

@@ -1,6 +1,7 @@
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import { ApiError } from '../errors/api-error.js';
 import { hasPreflightHeader } from '../util/preflight-header.js';
+import { header } from '../util/http-request.js';
 
 /**
  * A write a browser sends from any page without a CORS preflight (Fetch,
@@ -68,9 +69,4 @@ function ownOrigin(request: FastifyRequest): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
 }

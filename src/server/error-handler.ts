@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, isApiError } from '../errors/api-error.js';
-import { retryAfterOf } from '../errors/registry.js';
+import { ApiError } from '../errors/api-error.js';
+import { apiErrorOf } from '../errors/framework-error.js';
+import { pathOf } from '../util/http-request.js';
+import { retryAfterFor } from '../errors/registry.js';
 import { GRAPHQL_METHODS, isGraphqlTarget } from '../graphql/graphql-api.js';
 import { PROBLEM_CONTENT_TYPE, problemOf } from '../rest/problem.js';
 import { challengeFor } from '../auth/www-authenticate.js';
@@ -32,7 +34,8 @@ export function installErrorHandling(app: FastifyInstance, options: ErrorHandlin
   });
 
   app.setErrorHandler((raw: FastifyError | Error, request, reply) => {
-    const error = toApiError(raw);
+    // Fastify's envelope errors as registered codes; anything unknown is INTERNAL.
+    const error = apiErrorOf(raw) ?? new ApiError('INTERNAL');
     if (error.code === 'INTERNAL') {
       const errorId = randomUUID();
       request.log.error({ err: raw, errorId }, 'internal error');
@@ -45,9 +48,7 @@ export function installErrorHandling(app: FastifyInstance, options: ErrorHandlin
     }
     const allow = error.extensions['allow'];
     if (Array.isArray(allow)) void reply.header('allow', allow.join(', '));
-    // A 429 carries its own wait (extensions.retryAfter, seconds); a 503 has its code's.
-    const own = error.extensions['retryAfter'];
-    const retryAfter = typeof own === 'number' ? own : retryAfterOf(error.code);
+    const retryAfter = retryAfterFor(error.code, error.extensions);
     if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
     // RFC 9110 §15.5.2: every 401 carries a challenge, a route's own (GET /me unsigned, a wrong password) too.
     if (error.status === 401 && !reply.hasHeader('www-authenticate')) void reply.header('www-authenticate', challengeFor(error, request.headers.authorization) ?? 'Bearer');
@@ -64,7 +65,7 @@ export function installErrorHandling(app: FastifyInstance, options: ErrorHandlin
       void reply.code(answer.status).headers(answer.headers).header('allow', GRAPHQL_METHODS.join(', ')).send(answer.body);
       return;
     }
-    const error = new ApiError('ROUTE_NOT_FOUND', { detail: `No route ${request.method} ${request.url.split('?')[0] ?? ''}` });
+    const error = new ApiError('ROUTE_NOT_FOUND', { detail: `No route ${request.method} ${pathOf(request.url)}` });
     void reply.code(404).type(PROBLEM_CONTENT_TYPE).send(problemOf(error, request.url));
   });
 }
@@ -74,28 +75,4 @@ export function closeAfterUnreadBody(request: FastifyRequest, reply: FastifyRepl
   if (request.raw.complete) return;
   void reply.header('connection', 'close');
   lingerAfterResponse(request.raw, linger);
-}
-
-export function toApiError(raw: unknown): ApiError {
-  if (isApiError(raw)) return raw;
-  const error = raw as Partial<FastifyError>;
-  switch (error.code) {
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError('UNSUPPORTED_MEDIA_TYPE', { detail: 'This content type is not accepted here; send application/json' });
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError('BODY_TOO_LARGE', { detail: 'The request body is larger than this server accepts' });
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new ApiError('MALFORMED_JSON', { detail: 'The body is empty but the content type says JSON' });
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new ApiError('BAD_REQUEST', { detail: 'Content-Length does not match the body' });
-    default:
-      break;
-  }
-  if (raw instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
-    return new ApiError('MALFORMED_JSON', { detail: `The body is not valid JSON: ${error.message ?? ''}` });
-  }
-  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-    return new ApiError('BAD_REQUEST', { detail: error.message ?? 'Bad request' });
-  }
-  return new ApiError('INTERNAL');
 }

@@ -1,8 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Authenticator } from '../auth/authenticator.js';
 import { challengeFor } from '../auth/www-authenticate.js';
-import { isApiError } from '../errors/api-error.js';
+import type { RequestMeter } from '../engine/request-meter.js';
+import { ApiError, isApiError } from '../errors/api-error.js';
 import type { Principal } from '../plan/principal.js';
+import { rateLimitKey, type ActivePolicy, type RateLimits } from './rate-limits.js';
 // For its `FastifyRequest.principal` declaration.
 import '../auth/request-principal.js';
 
@@ -10,16 +13,76 @@ import '../auth/request-principal.js';
 const RETRY_AFTER_SECONDS = '5';
 
 /**
- * Sets `request.principal` on every request, before any route runs (REST,
- * /graphql, /files, the docs): an `onRequest` hook on the root, so it is
- * inherited by every plugin registered after it. A refused credential ends
- * the request with 401 and an RFC 6750 challenge, rendered by the route's
- * own error handler: problem+json in REST, the GraphQL envelope on /graphql.
+ * The request context, built once at the edge for both front-ends: who is
+ * asking, the budget that applies to them (and what they have left), and
+ * the clock of the request's stages. The engine charges it and times its
+ * statements through `RequestMeter`; the answer's `RateLimit`,
+ * `RateLimit-Policy` and `Server-Timing` headers come from it.
  */
-export function installRequestContext(app: FastifyInstance, authenticator: Authenticator): void {
+export class RequestContext implements RequestMeter {
+  planEnd = 0;
+  dbMs = 0;
+  /** The limiter's last word on this request's key, once it has spent. */
+  spent: RateLimiterRes | undefined;
+  readonly limited: boolean;
+
+  constructor(
+    readonly start: number,
+    readonly policy: ActivePolicy | undefined,
+    readonly key: string,
+  ) {
+    this.limited = policy !== undefined;
+  }
+
+  spend(cost: number): Promise<void> | undefined {
+    const { policy } = this;
+    if (policy === undefined) return undefined;
+    return policy.limiter.consume(this.key, cost).then(
+      (result) => {
+        this.spent = result;
+      },
+      (refusal: unknown) => {
+        // The limiter refuses with its state; anything else is a store failure its insurance limiter did not absorb.
+        if (!(refusal instanceof RateLimiterRes)) throw refusal;
+        this.spent = refusal;
+        throw rateLimited(policy, refusal, cost);
+      },
+    );
+  }
+}
+
+function rateLimited(policy: ActivePolicy, state: RateLimiterRes, cost: number): ApiError {
+  const retryAfter = secondsUntil(state.msBeforeNext);
+  const detail =
+    cost > policy.points
+      ? `This request costs ${cost} points, more than the ${policy.points} a window allows: ask for smaller pages or less nesting`
+      : `The ${policy.points} points of this window are spent (this request costs ${cost}); try again in ${retryAfter} s`;
+  return new ApiError('RATE_LIMITED', { detail, extensions: { retryAfter, policy: policy.name } });
+}
+
+function secondsUntil(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}
+
+/**
+ * Sets `request.principal` and `request.meter` on every request, before any
+ * route runs (REST, /graphql, /files, the docs): an `onRequest` hook on the
+ * root, so it is inherited by every plugin registered after it. A refused
+ * credential ends the request with 401 and an RFC 6750 challenge, rendered
+ * by the route's own error handler: problem+json in REST, the GraphQL
+ * envelope on /graphql. Every answer then carries the context's headers.
+ */
+export function installRequestContext(app: FastifyInstance, authenticator: Authenticator, limits?: RateLimits): void {
   // Fastify 5 takes only primitives here; the hook sets the real value.
   app.decorateRequest('principal', null);
+  app.decorateRequest('meter', null);
+  const begin = (request: FastifyRequest, principal: Principal, start: number): void => {
+    request.principal = principal;
+    const policy = limits?.policyOf(principal);
+    request.meter = new RequestContext(start, policy, policy === undefined ? '' : rateLimitKey(principal, request.ip));
+  };
   app.addHook('onRequest', (request, reply, done) => {
+    const start = performance.now();
     const authorization = request.headers.authorization;
     let result: Principal | Promise<Principal>;
     try {
@@ -31,7 +94,7 @@ export function installRequestContext(app: FastifyInstance, authenticator: Authe
     if (result instanceof Promise) {
       result.then(
         (principal) => {
-          request.principal = principal;
+          begin(request, principal, start);
           done();
         },
         (error: unknown) => {
@@ -40,9 +103,32 @@ export function installRequestContext(app: FastifyInstance, authenticator: Authe
       );
       return;
     }
-    request.principal = result;
+    begin(request, result, start);
     done();
   });
+  app.addHook('onSend', (request, reply, _payload, done) => {
+    const context = request.meter;
+    if (context instanceof RequestContext) writeContextHeaders(context, reply);
+    done();
+  });
+}
+
+/**
+ * `Server-Timing` (PostgREST's stages: parsing and planning, statements,
+ * rendering and sending, in milliseconds) and, where a budget applies, the
+ * `RateLimit-Policy` and `RateLimit` fields of
+ * draft-ietf-httpapi-ratelimit-headers (structured fields: remaining points
+ * `r`, seconds until the window resets `t`).
+ */
+function writeContextHeaders(context: RequestContext, reply: FastifyReply): void {
+  const end = performance.now();
+  const planned = context.planEnd === 0 ? end : context.planEnd;
+  const render = Math.max(0, end - planned - context.dbMs);
+  reply.header('server-timing', `plan;dur=${(planned - context.start).toFixed(2)}, db;dur=${context.dbMs.toFixed(2)}, render;dur=${render.toFixed(2)}`);
+  const { policy, spent } = context;
+  if (policy === undefined) return;
+  reply.header('ratelimit-policy', policy.header);
+  if (spent !== undefined) reply.header('ratelimit', `"${policy.name}";r=${spent.remainingPoints};t=${secondsUntil(spent.msBeforeNext)}`);
 }
 
 function refuse(request: FastifyRequest, reply: FastifyReply, error: unknown, done: HookHandlerDoneFunction): void {

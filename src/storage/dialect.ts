@@ -4,6 +4,7 @@
  * nothing outside those folders mentions a database by name.
  */
 
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Model } from '../schema/model.js';
 import type { SchemaDialect } from './migrate/schema-spec.js';
 
@@ -71,11 +72,28 @@ export interface Database extends SqlRunner {
   useModel(model: Model): void;
   /** Reading and changing the schema: what `migrate` works with (each driver supplies its own). */
   readonly schema: SchemaDialect;
+  /**
+   * Rate-limit counters that every process on this database shares
+   * (PostgreSQL: a table of rate-limiter-flexible's); without this member
+   * each process counts alone, in memory.
+   */
+  readonly sharedRateLimiter?: (options: SharedRateLimiterOptions) => Promise<RateLimiterAbstract>;
   /** Cheap liveness probe for /healthz. */
   ping(): Promise<void>;
   /** Number of statements sent since start (observability and tests). */
   readonly statementCount: number;
   close(): Promise<void>;
+}
+
+export interface SharedRateLimiterOptions {
+  /** Points a key may spend in one window. */
+  readonly points: number;
+  /** The window, in seconds. */
+  readonly duration: number;
+  /** Sets this policy's keys apart from other policies' in the shared table. */
+  readonly keyPrefix: string;
+  /** Counts in its place while the database does not answer. */
+  readonly insuranceLimiter: RateLimiterAbstract;
 }
 
 /**

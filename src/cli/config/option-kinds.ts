@@ -1,3 +1,5 @@
+import type { RateLimitPolicy } from '../../server/rate-limits.js';
+
 /**
  * How one option's value is read from each of its three sources: a flag or
  * an environment variable (text), or a key of the configuration file (JSON).
@@ -106,6 +108,34 @@ export function oneOf<const T extends string>(placeholder: string, values: reado
     },
     toJson: (value) => value,
   };
+}
+
+/**
+ * A rate-limit budget: `100000/60` (points a window / the window in seconds)
+ * or `off` in a flag or the environment; `{ "points": 100000, "window": 60 }`
+ * or `false` in the file.
+ */
+export const budget: OptionKind<RateLimitPolicy | false> = {
+  placeholder: '<points/seconds>',
+  fromText: (value) => {
+    if (value.trim().toLowerCase() === 'off') return false;
+    const match = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)\s*$/.exec(value);
+    return checkedBudget(Number(match?.[1]), Number(match?.[2]));
+  },
+  fromJson: (value) => {
+    if (value === false) return false;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new OptionValueError(`must be { "points": …, "window": … } or false, got ${describeJson(value)}`);
+    const { points, window, ...others } = value as Record<string, unknown>;
+    const extra = Object.keys(others);
+    if (extra.length > 0) throw new OptionValueError(`has keys other than points and window: ${extra.join(', ')}`);
+    return checkedBudget(typeof points === 'number' ? points : NaN, typeof window === 'number' ? window : NaN);
+  },
+  toJson: (value) => (value === false ? false : { points: value.points, window: value.window }),
+};
+
+function checkedBudget(points: number, window: number): RateLimitPolicy {
+  if (!Number.isInteger(points) || points < 1 || !(window > 0)) throw new OptionValueError('must be points/seconds, such as 100000/60, or off');
+  return { points, window };
 }
 
 function describeJson(value: unknown): string {

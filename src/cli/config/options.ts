@@ -1,5 +1,6 @@
 import { DEFAULT_FILES_DIRECTORY } from '../../files/file-service.js';
-import { flag, integer, list, oneOf, port, text } from './option-kinds.js';
+import { DEFAULT_RATE_LIMITS } from '../../server/rate-limits.js';
+import { budget, flag, integer, list, oneOf, port, text } from './option-kinds.js';
 import type { OptionSpec } from './option-spec.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -80,6 +81,22 @@ export const OPTIONS = {
     kind: flag,
     default: false,
     description: 'answer 428 to REST writes sent without If-Match (lost-update protection)',
+  },
+  rateLimitAnonymous: {
+    key: 'rateLimitAnonymous',
+    flag: '--rate-limit-anonymous',
+    env: ['DIGLOT_RATE_LIMIT_ANONYMOUS'],
+    kind: budget,
+    default: DEFAULT_RATE_LIMITS.anonymous,
+    description: 'budget of each client address without credentials: points a window/the window in seconds, or off',
+  },
+  rateLimitMember: {
+    key: 'rateLimitMember',
+    flag: '--rate-limit-member',
+    env: ['DIGLOT_RATE_LIMIT_MEMBER'],
+    kind: budget,
+    default: DEFAULT_RATE_LIMITS.member,
+    description: 'budget of each signed-in principal or API key: points a window/the window in seconds, or off',
   },
   persistedDocuments: {
     key: 'persistedDocuments',

@@ -49,6 +49,22 @@ describe('option precedence', () => {
   });
 });
 
+describe('rate-limit budgets', () => {
+  it('reads points/seconds or off from a flag or the environment, an object or false from the file, and the server defaults otherwise', () => {
+    const file = parseConfigText('c.json', '{ "rateLimitMember": { "points": 500, "window": 1 }, "rateLimitAnonymous": false }');
+    expect(resolveOptions(['rateLimitAnonymous'], { flags: { rateLimitAnonymous: '300/1.5' }, env: {}, file }).values.rateLimitAnonymous).toEqual({ points: 300, window: 1.5 });
+    expect(resolveOptions(['rateLimitAnonymous'], { flags: {}, env: { DIGLOT_RATE_LIMIT_ANONYMOUS: 'off' }, file: undefined }).values.rateLimitAnonymous).toBe(false);
+    expect(resolveOptions(['rateLimitAnonymous', 'rateLimitMember'], { flags: {}, env: {}, file }).values).toEqual({ rateLimitAnonymous: false, rateLimitMember: { points: 500, window: 1 } });
+    expect(resolveOptions(['rateLimitMember'], { flags: {}, env: {}, file: undefined }).values.rateLimitMember).toEqual({ points: 1_000_000, window: 60 });
+  });
+
+  it('refuses a budget that is not one', () => {
+    expect(problemsOf(() => resolveOptions(['rateLimitMember'], { flags: {}, env: { DIGLOT_RATE_LIMIT_MEMBER: '100 a minute' }, file: undefined })).join()).toMatch(/points\/seconds/);
+    const file = parseConfigText('c.json', '{ "rateLimitMember": { "points": 5, "windw": 1 } }');
+    expect(problemsOf(() => resolveOptions(['rateLimitMember'], { flags: {}, env: {}, file })).join()).toMatch(/windw/);
+  });
+});
+
 describe('option problems', () => {
   it('refuses an unknown key of the file at its line and column, with a suggestion', () => {
     const file = parseConfigText('diglot.config.json', '{\n  // the port\n  "prot": 4000,\n  "zzzzzz": 1\n}');

@@ -1,5 +1,5 @@
 import { OperationTypeNode, type FieldNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
-import type { CachePolicy, Engine, ReadResult } from '../../engine/engine.js';
+import type { CachePolicy, Engine, ReadResult, RequestMeter } from '../../engine/engine.js';
 import { ApiError, isApiError } from '../../errors/api-error.js';
 import { planReadList, planReadOne, type PlanLimits, type PlanOptions } from '../../plan/build-read.js';
 import { ownAccountId, type Principal } from '../../plan/principal.js';
@@ -24,6 +24,8 @@ export interface RunContext {
   readonly format: FormatOptions;
   /** The accounts flows, when a type is marked `@account`, with the client's address and the request's log. */
   readonly accounts?: { readonly flows: Accounts; readonly address: string; readonly log: AccountLog } | undefined;
+  /** The request's budget and clock (the edge's request context). */
+  readonly meter: RequestMeter | undefined;
 }
 
 export interface RunnableOperation {
@@ -52,6 +54,7 @@ export interface PlanContext {
 export interface CacheRequest {
   readonly key: string;
   readonly ifNoneMatch: string | undefined;
+  readonly ifModifiedSince?: string | undefined;
 }
 
 export type RunOutcome =
@@ -63,9 +66,9 @@ export type RunOutcome =
       readonly status: 200;
       readonly body: string;
       readonly headers: Readonly<Record<string, string>>;
-      readonly validators: { readonly etag: string; readonly policy: CachePolicy } | undefined;
+      readonly validators: { readonly etag: string; readonly lastModified: string | undefined; readonly policy: CachePolicy } | undefined;
     }
-  | { readonly status: 304; readonly etag: string | undefined; readonly policy: CachePolicy };
+  | { readonly status: 304; readonly etag: string | undefined; readonly lastModified: string | undefined; readonly policy: CachePolicy };
 
 type DataStep = Extract<RootStep, { kind: 'data' }>;
 type Planned = { readonly index: number; readonly step: DataStep; readonly plan: ReadPlan };
@@ -89,9 +92,14 @@ export async function runOperation(ctx: RunContext, op: RunnableOperation, cache
   });
 
   if (op.operation.operation === OperationTypeNode.MUTATION) {
+    let ran = false;
     for (const [index, step] of op.steps.entries()) {
       if (step.kind !== 'data') continue;
-      outcomes[index] = await settleRead(ctx, step, () => runMutation(ctx, step));
+      const outcome = await settleRead(ctx, step, () => runMutation(ctx, step));
+      // Refused before anything ran: the whole request is (429); after a write, only the fields it did not reach.
+      if (!ran && 'error' in outcome && isRateLimited(outcome.error)) throw outcome.error;
+      outcomes[index] = outcome;
+      ran = true;
     }
     return { status: 200, ...assemble(ctx, op.steps, outcomes), validators: undefined };
   }
@@ -114,6 +122,8 @@ export async function runOperation(ctx: RunContext, op: RunnableOperation, cache
         key: cache.key,
         principal: ctx.principal,
         ifNoneMatch: cache.ifNoneMatch,
+        ifModifiedSince: cache.ifModifiedSince,
+        meter: ctx.meter,
         render: (results) => {
           planned.forEach((entry, i) => {
             outcomes[entry.index] = withErrors(ctx, entry.step, entry.plan, jsonOf(entry.step, results[i] as ReadResult));
@@ -121,19 +131,25 @@ export async function runOperation(ctx: RunContext, op: RunnableOperation, cache
           return assemble(ctx, op.steps, outcomes).body;
         },
       });
-      if (response.status === 304) return { status: 304, etag: response.etag, policy: response.policy };
-      return { status: 200, body: response.body, headers: NO_HEADERS, validators: { etag: response.etag, policy: response.policy } };
+      if (response.status === 304) return { status: 304, etag: response.etag, lastModified: response.lastModified, policy: response.policy };
+      return { status: 200, body: response.body, headers: NO_HEADERS, validators: { etag: response.etag, lastModified: response.lastModified, policy: response.policy } };
     } catch (error) {
+      // Over the budget, nothing ran: the request as a whole is refused.
+      if (isRateLimited(error)) throw error;
       for (const entry of planned) outcomes[entry.index] = { error };
       return { status: 200, ...assemble(ctx, op.steps, outcomes), validators: undefined };
     }
   }
 
-  await Promise.all(
-    planned.map(async (entry) => {
-      outcomes[entry.index] = await settleRead(ctx, entry.step, async () => ({ json: jsonOf(entry.step, await ctx.engine.read(entry.plan)), plan: entry.plan }));
-    }),
+  // Charged together and run side by side; a refusal of the charge refuses the request (429).
+  const settled = await ctx.engine.readEach(
+    planned.map((entry) => entry.plan),
+    ctx.meter,
   );
+  planned.forEach((entry, i) => {
+    const result = settled[i] as PromiseSettledResult<ReadResult>;
+    outcomes[entry.index] = result.status === 'fulfilled' ? withErrors(ctx, entry.step, entry.plan, jsonOf(entry.step, result.value)) : { error: result.reason };
+  });
   return { status: 200, ...assemble(ctx, op.steps, outcomes), validators: undefined };
 }
 
@@ -175,6 +191,10 @@ export function liveOperation(ctx: RunContext, op: RunnableOperation): LiveOpera
       return assemble(ctx, op.steps, filled).body;
     },
   };
+}
+
+function isRateLimited(error: unknown): boolean {
+  return isApiError(error) && error.code === 'RATE_LIMITED';
 }
 
 /** A root field's JSON and the plan that read it, whose withheld fields are reported at their paths. */
@@ -262,13 +282,13 @@ async function runMutation(ctx: RunContext, step: DataStep): Promise<Read> {
     case 'create': {
       const values = validateInput(model, type, step.args['input'] ?? {}, 'create');
       // Where the create can render its selection in its own statement (PostgreSQL), no second read.
-      const { id, record } = await engine.write(planCreate(model, type.name, values, ctx.principal), undefined, readPlan);
+      const { id, record } = await engine.write(planCreate(model, type.name, values, ctx.principal), undefined, readPlan, ctx.meter);
       return record === undefined ? readBack(id) : { json: record, plan };
     }
     case 'update': {
       const id = idArgument(step.args['id']);
       const values = validateInput(model, type, step.args['input'] ?? {}, 'patch');
-      await engine.write(planUpdate(model, type.name, id, values, ctx.principal));
+      await engine.write(planUpdate(model, type.name, id, values, ctx.principal), undefined, undefined, ctx.meter);
       return readBack(id);
     }
     case 'delete':
@@ -278,7 +298,7 @@ async function runMutation(ctx: RunContext, step: DataStep): Promise<Read> {
     case 'connect':
     case 'disconnect': {
       const id = idArgument(step.args['id']);
-      await engine.write(planLink(model, role.kind, type.name, role.field.name, id, idArgument(step.args['targetId']), ctx.principal));
+      await engine.write(planLink(model, role.kind, type.name, role.field.name, id, idArgument(step.args['targetId']), ctx.principal), undefined, undefined, ctx.meter);
       return readBack(id);
     }
     default:
@@ -306,6 +326,8 @@ async function deleteReturning(ctx: RunContext, step: DataStep, id: string): Pro
           return before ?? undefined;
         },
       },
+      undefined,
+      ctx.meter,
     );
   } catch (error) {
     // `If-Match: *` fails only when there is no record: that is a 404 here.

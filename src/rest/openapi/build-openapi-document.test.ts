@@ -245,13 +245,13 @@ describe('the OpenAPI document', () => {
     expect(schema(document, 'PostFilter').properties['status']).toMatchObject({ description: 'Operators: eq, ne, lt, lte, gt, gte, in, isNull.' });
     expect(schema(document, 'UserFilter').properties).not.toHaveProperty('preferences');
 
-    expect(Object.keys(list?.responses ?? {})).toEqual(['200', '304', '400', '401', '403', '500', '503']);
+    expect(Object.keys(list?.responses ?? {})).toEqual(['200', '304', '400', '401', '403', '429', '500', '503']);
     expect(list?.responses['200']).toMatchObject({ headers: { ETag: {}, 'Cache-Control': {}, Link: {} } });
     const create = document.paths['/users']?.post;
-    expect(Object.keys(create?.responses ?? {}).sort()).toEqual(['201', '400', '401', '403', '409', '413', '415', '500', '503']);
+    expect(Object.keys(create?.responses ?? {}).sort()).toEqual(['201', '400', '401', '403', '409', '413', '415', '429', '500', '503']);
     expect(create?.responses['201']).toMatchObject({ headers: { Location: {}, ETag: {} } });
     const item = document.paths['/users/{id}'];
-    expect(Object.keys(item?.put?.responses ?? {}).sort()).toEqual(['200', '400', '401', '403', '404', '409', '412', '413', '415', '500', '503']);
+    expect(Object.keys(item?.put?.responses ?? {}).sort()).toEqual(['200', '400', '401', '403', '404', '409', '412', '413', '415', '429', '500', '503']);
     expect(item?.description).toContain('Allow: GET, HEAD, PUT, PATCH, DELETE');
     expect(document.paths['/users/{id}/following/{targetId}']?.put?.operationId).toBe('addToFollowingOfUser');
 
@@ -272,7 +272,7 @@ describe('the OpenAPI document', () => {
       schema: { required: ['file'], properties: { file: { contentMediaType: 'application/octet-stream' } } },
       encoding: { file: { contentType: 'image/jpeg, image/png, image/webp, image/avif, image/gif' } },
     });
-    expect(Object.keys(upload?.put?.responses ?? {}).sort()).toEqual(['200', '400', '401', '403', '404', '412', '413', '415', '500', '503']);
+    expect(Object.keys(upload?.put?.responses ?? {}).sort()).toEqual(['200', '400', '401', '403', '404', '412', '413', '415', '429', '500', '503']);
     expect(Object.keys(upload?.delete?.responses ?? {})).toContain('204');
     expect(withFiles.paths['/posts/{id}/cover']?.put?.operationId).toBe('uploadCoverOfPost');
     expect(withFiles.paths['/orders/{id}/note']).toBeUndefined();

@@ -118,6 +118,17 @@ export function sharedResponses(names: ComponentNames, requireIfMatch: boolean):
     description: 'The representation named in If-None-Match is still current: no body. The caching headers are those of a 200.',
     headers: { ETag: ref('headers', 'ETag'), 'Cache-Control': ref('headers', 'Cache-Control') },
   };
+  responses['TooManyRequests'] = {
+    description:
+      'The caller\'s budget for this window is spent (a read costs the rows its plan may read, a write 10 points): nothing ran. ' +
+      `Try again after \`Retry-After\` seconds, when the window ends. Codes: ${codesFor(429).join(', ')}.`,
+    headers: {
+      'Retry-After': { description: 'Seconds until the window ends.', required: true, schema: { type: 'integer', minimum: 1 } },
+      RateLimit: ref('headers', 'RateLimit'),
+      'RateLimit-Policy': ref('headers', 'RateLimit-Policy'),
+    },
+    content: problem,
+  };
   responses['InternalError'] = {
     description: `Something failed on the server side (${codesFor(500).join(', ')}): the problem carries an \`errorId\` to quote; the details are in the server's log.`,
     content: problem,
@@ -170,6 +181,16 @@ export function sharedHeaders(): Record<string, Header> {
         'The RFC 6750 challenge: `Bearer error="invalid_token", error_description="…"` when a Bearer credential was refused (the description says why), ' +
         'a bare `Bearer` when the header used another scheme.',
       required: true,
+      schema: { type: 'string' },
+    },
+    RateLimit: {
+      description:
+        'What is left of the caller\'s budget (draft-ietf-httpapi-ratelimit-headers): `"<policy>";r=<points left>;t=<seconds until the window resets>`. ' +
+        'Sent where a budget applies and the request was charged.',
+      schema: { type: 'string' },
+    },
+    'RateLimit-Policy': {
+      description: 'The caller\'s budget (draft-ietf-httpapi-ratelimit-headers): `"<policy>";q=<points>;w=<window in seconds>`.',
       schema: { type: 'string' },
     },
     'Retry-After': {

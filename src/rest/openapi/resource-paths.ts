@@ -317,6 +317,7 @@ export function errors(
   for (const name of names) all[String(ERROR_RESPONSES[name])] = ref('responses', name);
   all['401'] = ref('responses', 'Unauthenticated');
   if (forbidden !== undefined) all['403'] = forbidden;
+  all['429'] = ref('responses', 'TooManyRequests');
   all['500'] = ref('responses', 'InternalError');
   all['503'] = ref('responses', 'ServiceUnavailable');
   return all;

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Model } from '../../schema/model.js';
-import type { Database, SqlRunner, SqlValue } from '../dialect.js';
+import type { Database, SharedRateLimiterOptions, SqlRunner, SqlValue } from '../dialect.js';
 import { createErrorLookup, type ErrorLookup } from '../map-db-error.js';
 import type { SchemaDialect } from '../migrate/schema-spec.js';
 import { redactUrl, StorageOpenError } from '../storage-open-error.js';
@@ -12,6 +12,7 @@ import { createPostgresSchema } from './postgres-schema.js';
 import { typeParsers } from './type-parsers.js';
 import { WriterLease } from './writer-lease.js';
 import { ChangeChannel } from './change-channel.js';
+import { createPostgresRateLimiter } from './postgres-rate-limiter.js';
 
 /** Where the driver reports what no caller is waiting for (an idle connection dying). pino's logger fits. */
 export interface StorageLogger {
@@ -231,6 +232,9 @@ class PostgresDatabase implements Database {
       client.release(broken);
     }
   }
+
+  readonly sharedRateLimiter = (options: SharedRateLimiterOptions): ReturnType<typeof createPostgresRateLimiter> =>
+    createPostgresRateLimiter(this.#pool, options);
 
   async ping(): Promise<void> {
     await this.#withClient((client) => client.query('SELECT 1'));

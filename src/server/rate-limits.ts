@@ -1,0 +1,105 @@
+import { RateLimiterMemory, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Principal } from '../plan/principal.js';
+import type { Database } from '../storage/dialect.js';
+
+/** A budget: `points` to spend in every `window` seconds (a fixed window, per key). */
+export interface RateLimitPolicy {
+  readonly points: number;
+  readonly window: number;
+}
+
+/**
+ * Who gets which budget. A request costs what its plan is estimated to read
+ * (rows, as `maxCost` counts them; at least 1), a write WRITE_COST; the
+ * same in REST and GraphQL. `false` means unlimited.
+ */
+export interface RateLimitOptions {
+  /** Per client address, for requests without credentials. */
+  readonly anonymous?: RateLimitPolicy | false;
+  /** Per principal (a token's subject, an API key), for every role without its own entry. */
+  readonly member?: RateLimitPolicy | false;
+  /** Per role (a value of the schema's role enum). The admin role is unlimited unless named here. */
+  readonly roles?: Readonly<Record<string, RateLimitPolicy | false>>;
+}
+
+export const DEFAULT_RATE_LIMITS: Readonly<{ anonymous: RateLimitPolicy; member: RateLimitPolicy }> = Object.freeze({
+  anonymous: Object.freeze({ points: 100_000, window: 60 }),
+  member: Object.freeze({ points: 1_000_000, window: 60 }),
+});
+
+/** One policy in force: its limiter and the `RateLimit-Policy` field that announces it. */
+export interface ActivePolicy {
+  readonly name: string;
+  readonly points: number;
+  readonly limiter: RateLimiterAbstract;
+  /** draft-ietf-httpapi-ratelimit-headers: `"anonymous";q=100000;w=60`. */
+  readonly header: string;
+}
+
+/** Picks the budget of a request and the key it is counted under. */
+export interface RateLimits {
+  policyOf(principal: Principal): ActivePolicy | undefined;
+}
+
+/** The key a principal's points are counted under: its address when anonymous, else who it is. */
+export function rateLimitKey(principal: Principal, address: string): string {
+  switch (principal.via) {
+    case 'anonymous':
+      return `ip:${address}`;
+    case 'api-key':
+      return `key:${principal.id ?? ''}`;
+    case 'admin-key':
+      return 'admin';
+    default:
+      return `user:${principal.id ?? ''}`;
+  }
+}
+
+/**
+ * The limiters, one a policy: in memory on SQLite (one process), in the
+ * database where it offers shared counters (PostgreSQL), so that instances
+ * behind one load balancer share one budget; the memory limiter stands in
+ * while the database does not answer.
+ */
+export async function createRateLimits(options: RateLimitOptions | false | undefined, db: Database, roleNames?: readonly string[]): Promise<RateLimits | undefined> {
+  if (options === false) return undefined;
+  const unknown = Object.keys(options ?? {}).filter((key) => !OPTION_KEYS.includes(key));
+  if (unknown.length > 0) throw new TypeError(`Unknown rateLimits option "${unknown.join('", "')}"; known: ${OPTION_KEYS.join(', ')}`);
+  const anonymous = checked('anonymous', options?.anonymous ?? DEFAULT_RATE_LIMITS.anonymous);
+  const member = checked('member', options?.member ?? DEFAULT_RATE_LIMITS.member);
+  const roles = new Map<string, RateLimitPolicy | false>();
+  for (const [role, policy] of Object.entries(options?.roles ?? {})) {
+    if (roleNames !== undefined && !roleNames.includes(role)) throw new TypeError(`rateLimits.roles.${role}: the schema's roles are ${roleNames.join(', ')}`);
+    roles.set(role, checked(`roles.${role}`, policy));
+  }
+  const activate = async (name: string, policy: RateLimitPolicy | false): Promise<ActivePolicy | undefined> => {
+    if (policy === false) return undefined;
+    const memory = new RateLimiterMemory({ points: policy.points, duration: policy.window, keyPrefix: name });
+    const limiter =
+      db.sharedRateLimiter === undefined
+        ? memory
+        : await db.sharedRateLimiter({ points: policy.points, duration: policy.window, keyPrefix: name, insuranceLimiter: memory });
+    return { name, points: policy.points, limiter, header: `"${name}";q=${policy.points};w=${policy.window}` };
+  };
+  const anonymousPolicy = await activate('anonymous', anonymous);
+  const memberPolicy = await activate('member', member);
+  const rolePolicies = new Map<string, ActivePolicy | undefined>();
+  for (const [role, policy] of roles) rolePolicies.set(role, await activate(role.toLowerCase(), policy));
+  return {
+    policyOf: (principal) => {
+      if (principal.via === 'anonymous') return anonymousPolicy;
+      if (principal.role !== null && rolePolicies.has(principal.role)) return rolePolicies.get(principal.role);
+      return principal.admin ? undefined : memberPolicy;
+    },
+  };
+}
+
+const OPTION_KEYS = ['anonymous', 'member', 'roles'];
+
+function checked(name: string, policy: RateLimitPolicy | false): RateLimitPolicy | false {
+  if (policy === false) return false;
+  const { points, window } = policy;
+  if (!Number.isInteger(points) || points < 1) throw new TypeError(`rateLimits.${name}.points must be a positive whole number, got ${String(points)}`);
+  if (typeof window !== 'number' || !(window > 0)) throw new TypeError(`rateLimits.${name}.window must be a positive number of seconds, got ${String(window)}`);
+  return policy;
+}
