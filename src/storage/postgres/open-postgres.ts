@@ -97,7 +97,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   });
   // Announced before serving: a holder elsewhere lets the lease go before this process writes.
   await lease.ready();
-  return new PostgresDatabase(pool, lease, options);
+  return new PostgresDatabase(pool, lease, options, url);
 }
 
 function openError(target: URL, shown: string, error: unknown, timeoutMs: number): StorageOpenError {
@@ -133,7 +133,7 @@ function openError(target: URL, shown: string, error: unknown, timeoutMs: number
 class PostgresDatabase implements Database {
   readonly dialect = 'postgres' as const;
   readonly sql = postgresHooks;
-  readonly supports = Object.freeze({ aggregateFilter: true, transactionalDdl: true, concurrentWrites: true, writableCte: true });
+  readonly supports = Object.freeze({ aggregateFilter: true, transactionalDdl: true, concurrentWrites: true, writableCte: true, rowLocks: true });
   readonly schema: SchemaDialect;
 
   readonly #pool: pg.Pool;
@@ -142,7 +142,10 @@ class PostgresDatabase implements Database {
   readonly #names = new Map<string, string>();
   #count = 0;
 
-  constructor(pool: pg.Pool, lease: WriterLease, options: PostgresOptions) {
+  readonly #url: string;
+
+  constructor(pool: pg.Pool, lease: WriterLease, options: PostgresOptions, url: string) {
+    this.#url = url;
     this.#pool = pool;
     this.#lease = lease;
     this.#errors = createErrorLookup(options.model);
@@ -219,6 +222,24 @@ class PostgresDatabase implements Database {
       client.release(broken);
     }
   }
+
+  /** A connection of its own for LISTEN (a pooled one would be handed to others); errors end the subscription quietly, pollers cover the gap. */
+  readonly listen = async (channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>> => {
+    const client = new pg.Client({ connectionString: this.#url, application_name: 'diglot-listen', keepAlive: true });
+    client.on('error', () => undefined);
+    client.on('notification', (message) => {
+      if (message.channel === channel) onMessage(message.payload ?? '');
+    });
+    await client.connect();
+    await client.query(`LISTEN ${postgresHooks.quoteIdent(channel)}`);
+    return async () => {
+      await client.end().catch(() => undefined);
+    };
+  };
+
+  readonly notify = async (channel: string, payload: string): Promise<void> => {
+    await this.run('SELECT pg_notify($1, $2)', [channel, payload]);
+  };
 
   async ping(): Promise<void> {
     await this.#withClient((client) => client.query('SELECT 1'));
