@@ -85,7 +85,7 @@ describeEachDialect('writes with their clock bump and outbox event', (ctx) => {
       ['user.updated', id],
       ['user.deleted', id],
     ]);
-    const image = (text: string | null | undefined): unknown => (text == null ? null : (JSON.parse(text) as { name: string }).name);
+    const image = (text: string | null | undefined): unknown => (text === null || text === undefined ? null : (JSON.parse(text) as { name: string }).name);
     expect(recorded.map((event) => [image(event.previous), image(event.record)])).toEqual([
       [null, 'Grace'],
       ['Grace', 'Grace H.'],

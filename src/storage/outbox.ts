@@ -34,7 +34,7 @@ const VALUE_COLUMNS = ['id', 'type', 'record_id', 'principal', 'record', 'previo
  * so the record's representation costs no statement of its own.
  */
 export function eventInsertSql(hooks: SqlCompilerHooks, firstParam: number, image?: { readonly column: ImageColumn; readonly sql: string }): string {
-  const q = hooks.quoteIdent;
+  const q = (name: string): string => hooks.quoteIdent(name);
   let at = firstParam;
   const values = VALUE_COLUMNS.map((column) => (column === image?.column ? `(${image.sql})` : hooks.placeholder(at++)));
   return `INSERT INTO ${q(EVENTS_TABLE)} (${VALUE_COLUMNS.map(q).join(', ')}) VALUES (${values.join(', ')})`;
@@ -61,7 +61,7 @@ export function eventInsertParams(event: EventValues, image?: ImageColumn): SqlV
  * is locked, so the image is of the version this write changes.
  */
 export function eventRowPrefix(db: Pick<Database, 'sql' | 'supports'>, table: string): string {
-  const q = db.sql.quoteIdent;
+  const q = (name: string): string => db.sql.quoteIdent(name);
   const lock = db.supports.rowLocks === true ? ' FOR UPDATE' : '';
   return `WITH ${q(EVENT_ROW)} AS (SELECT * FROM ${q(table)} WHERE ${q('id')} = ${db.sql.placeholder(0)}${lock}) `;
 }
@@ -116,6 +116,12 @@ export interface NewDelivery {
 }
 
 const PUBLISHED = 'published';
+
+/** Rows as drivers return them: PostgreSQL's bigint may come as text. */
+type Numeric = number | string;
+type EventRow = Omit<StoredEvent, 'seq' | 'published'> & { readonly seq: Numeric; readonly published: Numeric | null };
+type DeliveryRow = Omit<Delivery, 'eventSeq' | 'attempts' | 'lastCode'> & { readonly eventSeq: Numeric; readonly attempts: Numeric; readonly lastCode: Numeric | null };
+type AttemptRow = Omit<DeliveryAttempt, 'attempt' | 'latencyMs' | 'code'> & { readonly attempt: Numeric; readonly latencyMs: Numeric; readonly code: Numeric | null };
 const EVENT_COLUMNS =
   'e.seq AS seq, e.id AS id, e.type AS type, e.record_id AS "recordId", e.principal AS principal, e.record AS record, ' +
   'e.previous AS previous, e.target AS target, e.created_at AS "createdAt", e.published AS published';
@@ -156,7 +162,7 @@ export class OutboxStore {
         [PUBLISHED],
       );
       if (counter === undefined) return [];
-      const rows = await tx.all<StoredEvent>(
+      const rows = await tx.all<EventRow>(
         `SELECT ${EVENT_COLUMNS} FROM ${EVENTS_TABLE_Q} e WHERE e.published IS NULL ORDER BY e.seq LIMIT ${p(0)}`,
         [limit],
       );
@@ -165,7 +171,7 @@ export class OutboxStore {
       const published: StoredEvent[] = [];
       for (const row of rows) {
         position += 1;
-        published.push({ ...row, seq: Number(row.seq), published: position });
+        published.push({ ...numbered(row), published: position });
       }
       // One statement for the lot: the rows read above, each given its own position.
       const cases = published.map((_, i) => `WHEN ${p(i * 2)} THEN CAST(${p(i * 2 + 1)} AS BIGINT)`).join(' ');
@@ -196,7 +202,7 @@ export class OutboxStore {
 
   /** Published events after `position`, in publication order. */
   async eventsAfter(position: number, limit: number): Promise<StoredEvent[]> {
-    const rows = await this.db.all<StoredEvent>(
+    const rows = await this.db.all<EventRow>(
       `SELECT ${EVENT_COLUMNS} FROM ${EVENTS_TABLE_Q} e WHERE e.published > ${this.p(0)} ORDER BY e.published LIMIT ${this.p(1)}`,
       [position, limit],
     );
@@ -211,7 +217,7 @@ export class OutboxStore {
 
   async eventsBySeq(seqs: readonly number[]): Promise<StoredEvent[]> {
     if (seqs.length === 0) return [];
-    const rows = await this.db.all<StoredEvent>(
+    const rows = await this.db.all<EventRow>(
       `SELECT ${EVENT_COLUMNS} FROM ${EVENTS_TABLE_Q} e WHERE e.seq IN (${seqs.map((_, i) => this.p(i)).join(', ')})`,
       [...seqs],
     );
@@ -220,7 +226,7 @@ export class OutboxStore {
 
   /** Published events created at or after `since` (for replay), oldest first. */
   async eventsSince(since: string, limit: number): Promise<StoredEvent[]> {
-    const rows = await this.db.all<StoredEvent>(
+    const rows = await this.db.all<EventRow>(
       `SELECT ${EVENT_COLUMNS} FROM ${EVENTS_TABLE_Q} e WHERE e.created_at >= ${this.p(0)} AND e.published IS NOT NULL ORDER BY e.published LIMIT ${this.p(1)}`,
       [since, limit],
     );
@@ -245,7 +251,7 @@ export class OutboxStore {
       const ids = due.map((row) => row.id);
       const inList = ids.map((_, i) => p(i + 1)).join(', ');
       await tx.run(`UPDATE ${DELIVERIES_TABLE_Q} SET next_at = ${p(0)} WHERE id IN (${inList})`, [new Date(now.getTime() + leaseMs).toISOString(), ...ids]);
-      const rows = await tx.all<Delivery>(`SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERIES_TABLE_Q} d WHERE d.id IN (${ids.map((_, i) => p(i)).join(', ')}) ORDER BY d.event_seq`, ids);
+      const rows = await tx.all<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERIES_TABLE_Q} d WHERE d.id IN (${ids.map((_, i) => p(i)).join(', ')}) ORDER BY d.event_seq`, ids);
       return rows.map(deliveryRow);
     });
   }
@@ -279,7 +285,7 @@ export class OutboxStore {
     const params: SqlValue[] = [];
     if (filter.endpoint !== undefined) where.push(`d.endpoint = ${this.p(params.push(filter.endpoint) - 1)}`);
     if (filter.status !== undefined) where.push(`d.status = ${this.p(params.push(filter.status) - 1)}`);
-    const rows = await this.db.all<Delivery & { eventId: string; eventType: string }>(
+    const rows = await this.db.all<DeliveryRow & { eventId: string; eventType: string }>(
       `SELECT ${DELIVERY_COLUMNS}, e.id AS "eventId", e.type AS "eventType" FROM ${DELIVERIES_TABLE_Q} d JOIN ${EVENTS_TABLE_Q} e ON e.seq = d.event_seq ` +
         `${where.length === 0 ? '' : `WHERE ${where.join(' AND ')} `}ORDER BY d.first_at DESC, d.event_seq DESC LIMIT ${this.p(params.length)}`,
       [...params, filter.limit],
@@ -288,7 +294,7 @@ export class OutboxStore {
   }
 
   async attempts(deliveryId: string): Promise<DeliveryAttempt[]> {
-    const rows = await this.db.all<DeliveryAttempt>(
+    const rows = await this.db.all<AttemptRow>(
       `SELECT delivery_id AS "deliveryId", attempt, at, outcome, code, latency_ms AS "latencyMs", error FROM ${DELIVERY_LOG_TABLE_Q} WHERE delivery_id = ${this.p(0)} ORDER BY seq`,
       [deliveryId],
     );
@@ -336,11 +342,11 @@ const DELIVERIES_TABLE_Q = `"${DELIVERIES_TABLE}"`;
 const DELIVERY_LOG_TABLE_Q = `"${DELIVERY_LOG_TABLE}"`;
 const EVENT_STATE_TABLE_Q = `"${EVENT_STATE_TABLE}"`;
 
-function numbered(row: StoredEvent): StoredEvent {
-  return { ...row, seq: Number(row.seq), published: Number(row.published) };
+function numbered(row: EventRow): StoredEvent {
+  return { ...row, seq: Number(row.seq), published: Number(row.published ?? 0) };
 }
 
-function deliveryRow(row: Delivery): Delivery {
+function deliveryRow(row: DeliveryRow): Delivery {
   return {
     ...row,
     eventSeq: Number(row.eventSeq),
