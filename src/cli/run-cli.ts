@@ -16,6 +16,8 @@ import { openDatabase } from '../storage/open-database.js';
 import { createServer } from '../server/create-server.js';
 import { databaseFromEnv } from './database-env.js';
 import { demoSecretPath, loadDemoSecret } from './demo-secret.js';
+import { loadConfig } from './load-config.js';
+import { registerWebhookCommands } from './webhooks-command.js';
 
 /** Errors the CLI reports as one line and a non-zero exit, never a stack trace. */
 class CliError extends Error {}
@@ -35,6 +37,8 @@ export async function runCli(argv: readonly string[]): Promise<void> {
     command.option('-d, --db <path|url>', 'SQLite file path or postgres:// URL', databaseFromEnv(process.env) ?? DEFAULT_DB);
   const withFiles = (command: Command): Command =>
     command.option('--files <dir>', 'directory for uploaded files and their resized variants', process.env['DIGLOT_FILES'] ?? DEFAULT_FILES_DIRECTORY);
+  const withConfig = (command: Command): Command =>
+    command.option('-c, --config <file>', 'configuration file (webhooks; default: diglot.config.json when present)', process.env['DIGLOT_CONFIG']);
   const withListen = (command: Command): Command =>
     command
       .option('-p, --port <n>', 'port to listen on', parsePort, parsePort(process.env['PORT'] ?? '4000'))
@@ -88,12 +92,14 @@ export async function runCli(argv: readonly string[]): Promise<void> {
     ['serve', 'migrate (non-destructive changes only) and serve REST and GraphQL', false],
     ['start', 'migrate, seed demo data if the database is empty, and serve (what `npm start` runs)', true],
   ] as const) {
-    withFiles(withListen(withDb(withSchema(program.command(name)))))
+    withConfig(withFiles(withListen(withDb(withSchema(program.command(name))))))
       .description(description)
       .action(async (options: ServeOptions) => {
         await serve(options, seedIfEmpty);
       });
   }
+
+  registerWebhookCommands(program, { withDb, withSchema, withConfig, loadModel, withDatabase, formatTable, fail: (message) => new CliError(message) });
 
   const keys = program.command('keys').description('API keys for machines: `Authorization: Bearer <key>`; only their hashes are stored');
   withDb(keys.command('create'))
@@ -195,6 +201,7 @@ async function seed(engine: Engine, scale: number): Promise<void> {
 interface ServeOptions {
   readonly schema: string[];
   readonly db: string;
+  readonly config: string | undefined;
   readonly port: number;
   readonly host: string;
   readonly persistedDocuments: string | undefined;
@@ -242,6 +249,7 @@ const DEMO_TOKEN_SECONDS = 7 * 24 * 3600;
 
 async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void> {
   const model = await loadModel(options.schema);
+  const config = loadConfig(options.config, process.env);
   // Secure by default: a schema without rules lets anyone change anything, which is for a developer's own machine.
   if (!model.hasRules && !isLoopback(options.host) && !options.allowOpenWrites) {
     throw new CliError(
@@ -270,6 +278,7 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
     logger: { level: process.env['LOG_LEVEL'] ?? 'info' },
     exposeInternals: process.env['NODE_ENV'] === 'development',
     requireIfMatch: options.requireIfMatch,
+    events: config.events,
     graphql: {
       // Field suggestions help developers and help attackers map a schema: off in production.
       hideSuggestions: production,

@@ -192,10 +192,11 @@ export class OutboxStore {
     // Chunks keep a statement under the databases' limits on placeholders.
     for (let start = 0; start < deliveries.length; start += 200) {
       const chunk = deliveries.slice(start, start + 200);
-      const values = chunk.map((_, i) => `(${p(i * 4)}, ${p(i * 4 + 1)}, ${p(i * 4 + 2)}, 'pending', 0, ${p(i * 4 + 3)}, ${p(i * 4 + 3)})`);
+      // Each placeholder once, in text order: SQLite's are positional.
+      const values = chunk.map((_, i) => `(${p(i * 5)}, ${p(i * 5 + 1)}, ${p(i * 5 + 2)}, 'pending', 0, ${p(i * 5 + 3)}, ${p(i * 5 + 4)})`);
       await tx.run(
         `INSERT INTO ${DELIVERIES_TABLE_Q} (id, event_seq, endpoint, status, attempts, next_at, first_at) VALUES ${values.join(', ')}`,
-        chunk.flatMap((d) => [d.id, d.eventSeq, d.endpoint, now]),
+        chunk.flatMap((d) => [d.id, d.eventSeq, d.endpoint, now, now]),
       );
     }
   }
@@ -224,11 +225,11 @@ export class OutboxStore {
     return rows.map(numbered);
   }
 
-  /** Published events created at or after `since` (for replay), oldest first. */
-  async eventsSince(since: string, limit: number): Promise<StoredEvent[]> {
+  /** Published events created at or after `since` (for replay), after publication position `after`, in publication order. */
+  async eventsSince(since: string, after: number, limit: number): Promise<StoredEvent[]> {
     const rows = await this.db.all<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM ${EVENTS_TABLE_Q} e WHERE e.created_at >= ${this.p(0)} AND e.published IS NOT NULL ORDER BY e.published LIMIT ${this.p(1)}`,
-      [since, limit],
+      `SELECT ${EVENT_COLUMNS} FROM ${EVENTS_TABLE_Q} e WHERE e.created_at >= ${this.p(0)} AND e.published > ${this.p(1)} ORDER BY e.published LIMIT ${this.p(2)}`,
+      [since, after, limit],
     );
     return rows.map(numbered);
   }
@@ -301,11 +302,19 @@ export class OutboxStore {
     return rows.map((row) => ({ ...row, attempt: Number(row.attempt), latencyMs: Number(row.latencyMs), code: row.code === null ? null : Number(row.code) }));
   }
 
+  /** Deliveries by endpoint and status, for `diglot webhooks list`. */
+  async counts(): Promise<{ readonly endpoint: string; readonly status: DeliveryStatus; readonly count: number }[]> {
+    const rows = await this.db.all<{ endpoint: string; status: DeliveryStatus; count: Numeric }>(
+      `SELECT endpoint, status, count(*) AS count FROM ${DELIVERIES_TABLE_Q} GROUP BY endpoint, status`,
+    );
+    return rows.map((row) => ({ ...row, count: Number(row.count) }));
+  }
+
   /** Sends a delivery again from now (a dead one too); false when there is none with this id. */
   async retry(deliveryId: string, now: Date): Promise<boolean> {
     const { changes } = await this.db.run(
-      `UPDATE ${DELIVERIES_TABLE_Q} SET status = 'pending', next_at = ${this.p(0)}, first_at = ${this.p(0)}, done_at = NULL WHERE id = ${this.p(1)}`,
-      [now.toISOString(), deliveryId],
+      `UPDATE ${DELIVERIES_TABLE_Q} SET status = 'pending', next_at = ${this.p(0)}, first_at = ${this.p(1)}, done_at = NULL WHERE id = ${this.p(2)}`,
+      [now.toISOString(), now.toISOString(), deliveryId],
     );
     return changes > 0;
   }
