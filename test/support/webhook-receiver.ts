@@ -1,5 +1,5 @@
 /** A real HTTP webhook receiver for tests: it verifies each delivery with the Standard Webhooks library and can fail, hang or be down. */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
