@@ -14,6 +14,8 @@ export const EVENTS_CHANNEL = 'diglot_events';
 const PUBLISH_BATCH = 200;
 const DEFAULT_POLL_MS = 5_000;
 const PRUNE_EVERY_MS = 3600 * 1000;
+/** Every this many polls, publish even when nothing seems to have changed. */
+const SAFETY_POLLS = 12;
 
 /**
  * Events after commit, for one server: publishes committed events in commit
@@ -65,6 +67,7 @@ export function createEventHub(options: EventHubOptions): EventHub {
     endpoints.filter((endpoint) => endpoint.wants(event)).map((endpoint) => ({ id: newId(), eventSeq: event.seq, endpoint: endpoint.name }));
 
   const pumpOnce = async (): Promise<void> => {
+    dirty = false;
     let published = 0;
     for (;;) {
       const batch = await store.publish(PUBLISH_BATCH, route);
@@ -113,6 +116,29 @@ export function createEventHub(options: EventHubOptions): EventHub {
     return pumping;
   };
 
+  /** Committed here since the last publication. */
+  let dirty = false;
+  let lastVersion: number | undefined;
+  let ticks = 0;
+  /** Somebody waits for events now: webhooks or subscribers. Without them, publishing waits for the poll, in batches, off the writes' way. */
+  const consumed = (): boolean => endpoints.length > 0 || listeners.size > 0;
+  const committed = (): void => {
+    dirty = true;
+    if (consumed()) wake();
+  };
+  /**
+   * The safety net, and how SQLite processes sharing a file hear each other:
+   * it publishes only when this process committed, another one did (the
+   * database's data version moved), or once a minute whatever happened.
+   */
+  const poll = async (): Promise<void> => {
+    const version = await db.dataVersion?.().catch(() => undefined);
+    const moved = version === undefined || version !== lastVersion;
+    lastVersion = version;
+    ticks += 1;
+    if (dirty || moved || ticks % SAFETY_POLLS === 0) wake();
+  };
+
   let scheduled = false;
   const wake = (): void => {
     if (scheduled || stopped) return;
@@ -148,7 +174,8 @@ export function createEventHub(options: EventHubOptions): EventHub {
       if (started) return;
       started = true;
       seen = await store.lastPublished();
-      cleanups.push(engine.onCommitted(wake));
+      cleanups.push(engine.onCommitted(committed));
+      lastVersion = await db.dataVersion?.().catch(() => undefined);
       if (db.listen !== undefined) {
         const unlisten = await db.listen(EVENTS_CHANNEL, wake).catch((error: unknown) => {
           options.logger?.warn({ err: error }, 'cannot LISTEN for events; polling only');
@@ -156,12 +183,13 @@ export function createEventHub(options: EventHubOptions): EventHub {
         });
         if (unlisten !== undefined) cleanups.push(unlisten);
       }
-      const poll = setInterval(wake, pollMs);
+      const polling = setInterval(() => void poll(), pollMs);
       const pruning = setInterval(() => void prune(), PRUNE_EVERY_MS);
-      timers.push(poll, pruning);
+      timers.push(polling, pruning);
       for (const timer of timers) timer.unref();
-      void prune();
-      wake();
+      // What an earlier run left (a crash between commit and publication), before serving: nothing runs behind the first requests.
+      await prune();
+      await pump();
     },
     async stop() {
       if (stopped) return;

@@ -135,6 +135,7 @@ const DELIVERY_COLUMNS =
  */
 export class OutboxStore {
   private readonly p: (i: number) => string;
+  private counterReady = false;
   private readonly skipLocked: string;
 
   constructor(private readonly db: Database) {
@@ -152,10 +153,13 @@ export class OutboxStore {
    */
   async publish(limit: number, route: (event: StoredEvent) => readonly NewDelivery[]): Promise<StoredEvent[]> {
     const { p } = this;
-    await this.db.run(
-      `INSERT INTO ${EVENT_STATE_TABLE_Q} (name, value) VALUES (${p(0)}, 0) ON CONFLICT (name) DO NOTHING`,
-      [PUBLISHED],
-    );
+    if (!this.counterReady) {
+      await this.db.run(`INSERT INTO ${EVENT_STATE_TABLE_Q} (name, value) VALUES (${p(0)}, 0) ON CONFLICT (name) DO NOTHING`, [PUBLISHED]);
+      this.counterReady = true;
+    }
+    // One cheap look first: most wake-ups find nothing, and need no transaction.
+    const waiting = await this.db.all(`SELECT 1 AS found FROM ${EVENTS_TABLE_Q} WHERE published IS NULL LIMIT 1`);
+    if (waiting.length === 0) return [];
     return this.db.transaction(async (tx) => {
       const [counter] = await tx.all<{ value: number | string }>(
         `SELECT value FROM ${EVENT_STATE_TABLE_Q} WHERE name = ${p(0)}${this.skipLocked}`,
