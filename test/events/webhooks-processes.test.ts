@@ -52,7 +52,7 @@ describeEachDialect('Webhooks survive kill -9 between commit and delivery', (ctx
   let receiver: WebhookReceiver;
   const children: ChildProcess[] = [];
   afterAll(async () => {
-    for (const child of children) if (child.exitCode === null) await killHard(child);
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) await killHard(child);
     await receiver.close();
   });
 
