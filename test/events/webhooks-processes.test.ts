@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDialect, describePostgres } from '../support/databases.js';
 import { http } from '../support/http.js';
 import { EXAMPLE_SCHEMA, startServer, type TestServer } from '../support/start-server.js';
@@ -93,6 +93,22 @@ describeEachDialect('Webhooks survive kill -9 between commit and delivery', (ctx
     expect(deliveries.stdout).toMatch(/delivered/);
     await killHard(second.child);
   }, 60_000);
+});
+
+describe('The configuration file, from the command line', () => {
+  it('refuses an unknown key with a suggestion, and a pattern no event has, before serving', () => {
+    const bad = join(work, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ webhooks: [{ url: 'http://127.0.0.1:9/h', events: ['post.created'], secret: secret(), timeout: 5 }] }));
+    const run = (config: string) =>
+      spawnSync(process.execPath, [BIN, 'serve', '--schema', EXAMPLE_SCHEMA, '--db', join(work, 'config.db'), '--port', '0', '--config', config], { encoding: 'utf8', cwd: ROOT, timeout: 60_000 });
+    const unknown = run(bad);
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain('webhooks[0].timeout: unknown key; did you mean "timeoutMs"?');
+    writeFileSync(bad, JSON.stringify({ webhooks: [{ url: 'http://127.0.0.1:9/h', events: ['post.craeted'], secret: secret() }] }));
+    const pattern = run(bad);
+    expect(pattern.status).toBe(1);
+    expect(pattern.stderr).toContain('"post.craeted" matches no event type; did you mean "post.created"?');
+  });
 });
 
 describePostgres('Webhooks from two instances on one PostgreSQL database', (ctx) => {

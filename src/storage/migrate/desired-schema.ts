@@ -183,7 +183,8 @@ const SYSTEM_TABLES: readonly TableSpec[] = [
       column('published', 'BigInt', { nullable: true }),
     ],
     primaryKey: ['seq'],
-    indexes: [index(EVENTS_TABLE, ['published'], false), index(EVENTS_TABLE, ['created_at'], false), index(EVENTS_TABLE, ['id'], true)],
+    // No index on the event id: each would cost every write an index update, and nothing looks events up by it.
+    indexes: [index(EVENTS_TABLE, ['published'], false), index(EVENTS_TABLE, ['created_at'], false)],
   }),
   freezeTable({
     name: DELIVERIES_TABLE,
