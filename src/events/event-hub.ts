@@ -11,6 +11,8 @@ export type { EventsLogger } from './webhook-sender.js';
 
 /** PostgreSQL channel instances wake each other on after publishing. */
 export const EVENTS_CHANNEL = 'diglot_events';
+/** The NOTIFY payload saying deliveries were added or retried by hand (`diglot webhooks`): every sender looks. */
+export const DELIVERIES_CHANGED = 'deliveries';
 const PUBLISH_BATCH = 200;
 const DEFAULT_POLL_MS = 5_000;
 const PRUNE_EVERY_MS = 3600 * 1000;
@@ -63,8 +65,21 @@ export function createEventHub(options: EventHubOptions): EventHub {
   const timers: NodeJS.Timeout[] = [];
   const cleanups: (() => Promise<void> | void)[] = [];
 
+  /** Endpoints given deliveries since their senders were last woken. */
+  const routed = new Set<string>();
   const route = (event: StoredEvent): NewDelivery[] =>
-    endpoints.filter((endpoint) => endpoint.wants(event)).map((endpoint) => ({ id: newId(), eventSeq: event.seq, endpoint: endpoint.name }));
+    endpoints
+      .filter((endpoint) => endpoint.wants(event))
+      .map((endpoint) => {
+        routed.add(endpoint.name);
+        return { id: newId(), eventSeq: event.seq, endpoint: endpoint.name };
+      });
+  const wakeSenders = (all: boolean): void => {
+    senders.forEach((sender, i) => {
+      if (all || routed.has((endpoints[i] as Endpoint).name)) sender.wake();
+    });
+    routed.clear();
+  };
 
   const pumpOnce = async (): Promise<void> => {
     dirty = false;
@@ -93,7 +108,8 @@ export function createEventHub(options: EventHubOptions): EventHub {
     } else {
       seen = await store.lastPublished();
     }
-    for (const sender of senders) sender.wake();
+    // Only the endpoints that have something new; the poll wakes them all (another process's deliveries, a replay).
+    wakeSenders(false);
   };
 
   /** Read through a function: a wake during a pump sets `again`, which the loop's narrowing cannot see. */
@@ -137,6 +153,7 @@ export function createEventHub(options: EventHubOptions): EventHub {
     lastVersion = version;
     ticks += 1;
     if (dirty || moved || ticks % SAFETY_POLLS === 0) wake();
+    wakeSenders(true);
   };
 
   let scheduled = false;
@@ -177,7 +194,10 @@ export function createEventHub(options: EventHubOptions): EventHub {
       cleanups.push(engine.onCommitted(committed));
       lastVersion = await db.dataVersion?.().catch(() => undefined);
       if (db.listen !== undefined) {
-        const unlisten = await db.listen(EVENTS_CHANNEL, wake).catch((error: unknown) => {
+        const unlisten = await db.listen(EVENTS_CHANNEL, (payload) => {
+          wake();
+          if (payload === DELIVERIES_CHANGED) wakeSenders(true);
+        }).catch((error: unknown) => {
           options.logger?.warn({ err: error }, 'cannot LISTEN for events; polling only');
           return undefined;
         });

@@ -2,7 +2,7 @@ import type { Model } from '../schema/model.js';
 import type { Database } from '../storage/dialect.js';
 import { OutboxStore, type Delivery, type DeliveryAttempt, type DeliveryStatus } from '../storage/outbox.js';
 import { newId } from '../util/ids.js';
-import { EVENTS_CHANNEL } from './event-hub.js';
+import { DELIVERIES_CHANGED, EVENTS_CHANNEL } from './event-hub.js';
 import { compileEndpoints, type Endpoint } from './webhook-endpoints.js';
 import type { EventsOptions } from './webhook-options.js';
 
@@ -32,7 +32,7 @@ export function createWebhookAdmin(model: Model, db: Database, options: EventsOp
   const store = new OutboxStore(db);
   const endpoints = compileEndpoints(model, options.webhooks);
   // Running servers look at once rather than at their next poll (PostgreSQL; SQLite servers poll).
-  const wakeServers = (): Promise<void> => db.notify?.(EVENTS_CHANNEL, '').catch(() => undefined) ?? Promise.resolve();
+  const wakeServers = (): Promise<void> => db.notify?.(EVENTS_CHANNEL, DELIVERIES_CHANGED).catch(() => undefined) ?? Promise.resolve();
   const endpointNamed = (name: string): Endpoint => {
     const found = endpoints.find((endpoint) => endpoint.name === name);
     if (found === undefined) throw new Error(`no webhook is named ${name} (configured: ${endpoints.map((e) => e.name).join(', ') || 'none'})`);
