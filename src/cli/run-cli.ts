@@ -15,7 +15,8 @@ import { formatPlan, migrate } from '../storage/migrate/migrate.js';
 import { openDatabase } from '../storage/open-database.js';
 import { createServer } from '../server/create-server.js';
 import { checkPort, describePortError } from './check-port.js';
-import { optionsOf, schemaFilesOf, UnusableOptionsError } from './config/command-options.js';
+import { configFileOf, optionsOf, schemaFilesOf, UnusableOptionsError } from './config/command-options.js';
+import type { DiglotConfig } from './load-config.js';
 import { OPTIONS, type OptionKey } from './config/options.js';
 import { CONFIG_FILE } from './config/read-config-file.js';
 import { addOptions, type Options } from './config/resolve-options.js';
@@ -25,6 +26,8 @@ import { createLogStream } from './log-stream.js';
 import { seedDemoPasswords } from './demo-accounts.js';
 import { AccountStore } from '../storage/accounts.js';
 import { rotateSigningKey } from '../auth/accounts/signing-keys.js';
+import { eventsConfigOf } from './load-config.js';
+import { registerWebhookCommands } from './webhooks-command.js';
 
 /** Errors the CLI reports as one line and a non-zero exit, never a stack trace. */
 class CliError extends Error {}
@@ -96,9 +99,22 @@ export async function runCli(argv: readonly string[]): Promise<void> {
       .description(description)
       .action(async (_flags: unknown, command: Command) => {
         const options = optionsOf(command, SERVE_KEYS, env);
-        await serve({ ...options, schema: schemaFilesOf(options.schema) }, seedIfEmpty);
+        const config = eventsConfigOf(configFileOf(command, env), env);
+        await serve({ ...options, schema: schemaFilesOf(options.schema) }, config, seedIfEmpty);
       });
   }
+
+  registerWebhookCommands(program, {
+    withCommon: (command) => addOptions(command, ['schema', 'db']),
+    resolve: (command) => {
+      const options = optionsOf(command, ['schema', 'db'], env);
+      return { schema: schemaFilesOf(options.schema), db: options.db, config: eventsConfigOf(configFileOf(command, env), env) };
+    },
+    loadModel,
+    withDatabase,
+    formatTable,
+    fail: (message) => new CliError(message),
+  });
 
   const keys = program.command('keys').description('API keys for machines: `Authorization: Bearer <key>`; only their hashes are stored');
   addOptions(keys.command('create'), ['db'])
@@ -248,7 +264,7 @@ function authOptions(options: ServeOptions): AuthOptions {
 const DEMO_USER = '42';
 const DEMO_TOKEN_SECONDS = 7 * 24 * 3600;
 
-async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void> {
+async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: boolean): Promise<void> {
   const model = await loadModel(options.schema);
   // Secure by default: a schema without rules lets anyone change anything, which is for a developer's own machine.
   if (!model.hasRules && !isLoopback(options.host) && !options.allowOpenWrites) {
@@ -290,6 +306,7 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
     exposeInternals: process.env['NODE_ENV'] === 'development',
     requireIfMatch: options.requireIfMatch,
     rateLimits: { anonymous: options.rateLimitAnonymous, member: options.rateLimitMember },
+    events: config.events,
     graphql: {
       // Field suggestions help developers and help attackers map a schema: off in production.
       hideSuggestions: production,

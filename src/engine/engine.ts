@@ -109,6 +109,12 @@ export interface Engine {
   /** The file store and image variants, when the engine has one. */
   readonly files: FileService | undefined;
   /**
+   * Calls `listener` after each write of this process that committed an
+   * event (src/events/ wakes up on it); returns the unsubscribe function.
+   * Other processes' writes are heard through the database (src/events/).
+   */
+  onCommitted(listener: () => void): () => void;
+  /**
    * Runs `work` (which receives uploads and writes records with them) and
    * then settles every file it received: kept when a record points at it,
    * deleted otherwise — so a failed or abandoned upload leaves no orphan.
@@ -127,7 +133,10 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
   const clock = new ChangeClock(db);
   const reader = new ReadExecutor(model, db, options.maxResponseLength);
   const files = options.files === undefined ? undefined : bindFiles(model, db, options.files);
-  const writer = new WriteExecutor(model, db, clock, files?.release);
+  const committed = new Set<() => void>();
+  const writer = new WriteExecutor(model, db, clock, files?.release, () => {
+    for (const listener of committed) listener();
+  });
   const validators = new ValidatorCache();
   const live = new LiveReads(model, db, clock, reader, options.live);
   // Other instances on the database hear of every local commit (PostgreSQL: NOTIFY after COMMIT).
@@ -226,6 +235,10 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
       return { sql: compiled.sql, params: compiled.paramOrder.map((index) => plan.params[index]), tables: compiled.tables };
     },
     files: options.files,
+    onCommitted: (listener) => {
+      committed.add(listener);
+      return () => committed.delete(listener);
+    },
     withUploads: (work) => {
       // The front-ends register upload routes only when there is a file store.
       if (files === undefined) throw new Error('this engine has no file store');

@@ -19,8 +19,8 @@ describeEachDialect('writes with their clock bump and outbox event', (ctx) => {
   let writer: WriteExecutor;
   /** What another instance would read: a clock of its own, never told of this one's writes. */
   const clockElsewhere = async (): Promise<string> => (await new ChangeClock(db).stateOf(['users'], 0)).version;
-  const events = (): Promise<{ op: string; record_id: string; payload: unknown }[]> =>
-    db.all('SELECT op, record_id, payload FROM _diglot_outbox ORDER BY id');
+  const events = (): Promise<{ type: string; record_id: string; record: string | null; previous: string | null }[]> =>
+    db.all('SELECT type, record_id, record, previous FROM _diglot_events ORDER BY seq');
   const count = async (): Promise<number> => Number((await db.all<{ n: number | string }>('SELECT count(*) AS n FROM users'))[0]?.n);
 
   beforeAll(async () => {
@@ -41,8 +41,8 @@ describeEachDialect('writes with their clock bump and outbox event', (ctx) => {
     expect(await db.all(`SELECT name, email FROM users WHERE id = ${db.sql.placeholder(0)}`, [id])).toEqual([{ name: 'Ada', email: 'ada@example.org' }]);
     expect(await clockElsewhere()).not.toBe(before);
     const [event] = (await events()).slice(-1);
-    expect(event).toMatchObject({ op: 'create', record_id: id });
-    expect(typeof event?.payload === 'string' ? JSON.parse(event.payload) : event?.payload).toEqual({ name: 'Ada', email: 'ada@example.org' });
+    expect(event).toMatchObject({ type: 'user.created', record_id: id, previous: null });
+    expect(JSON.parse(event?.record ?? 'null')).toEqual({ id, name: 'Ada', email: 'ada@example.org', nickname: null });
   });
 
   it('a create that fails leaves no record, no clock move and no event', async () => {
@@ -66,8 +66,8 @@ describeEachDialect('writes with their clock bump and outbox event', (ctx) => {
       const { id } = await writer.write({ kind: 'create', type: 'User', values });
       stored.push(...(await db.all(`SELECT name, email, nickname FROM users WHERE id = ${db.sql.placeholder(0)}`, [id])));
       const [event] = (await events()).slice(-1);
-      expect(event).toMatchObject({ op: 'create', record_id: id });
-      expect(typeof event?.payload === 'string' ? JSON.parse(event.payload) : event?.payload).toEqual(values);
+      expect(event).toMatchObject({ type: 'user.created', record_id: id });
+      expect(JSON.parse(event?.record ?? 'null')).toEqual({ id, nickname: null, ...values });
     }
     expect(stored).toEqual(inputs.map(({ name, email, nickname }) => ({ name, email, nickname: nickname ?? null })));
   });
@@ -79,10 +79,17 @@ describeEachDialect('writes with their clock bump and outbox event', (ctx) => {
     const afterUpdate = await clockElsewhere();
     await writer.write({ kind: 'delete', type: 'User', id });
     expect(new Set([afterCreate, afterUpdate, await clockElsewhere()]).size).toBe(3);
-    expect((await events()).slice(-3).map((event) => [event.op, event.record_id])).toEqual([
-      ['create', id],
-      ['update', id],
-      ['delete', id],
+    const recorded = (await events()).slice(-3);
+    expect(recorded.map((event) => [event.type, event.record_id])).toEqual([
+      ['user.created', id],
+      ['user.updated', id],
+      ['user.deleted', id],
+    ]);
+    const image = (text: string | null | undefined): unknown => (text === null || text === undefined ? null : (JSON.parse(text) as { name: string }).name);
+    expect(recorded.map((event) => [image(event.previous), image(event.record)])).toEqual([
+      [null, 'Grace'],
+      ['Grace', 'Grace H.'],
+      ['Grace H.', null],
     ]);
   });
 });

@@ -1,5 +1,5 @@
 import { ApiError } from '../errors/api-error.js';
-import type { WritePlan, WriteResult, WriteRules, WriteValues } from '../plan/write-plan.js';
+import type { WriteActor, WritePlan, WriteResult, WriteRules, WriteValues } from '../plan/write-plan.js';
 import type { Field, Model, ResourceType } from '../schema/model.js';
 import {
   affectedByDelete,
@@ -14,11 +14,17 @@ import {
 } from '../storage/compile/compile-write.js';
 import { compileRowCheck, compileRowRules } from '../storage/compile/compile-rule-check.js';
 import type { Database, SqlRunner, SqlValue } from '../storage/dialect.js';
-import { OUTBOX_TABLE } from '../storage/migrate/desired-schema.js';
+import { EVENT_ROW, eventInsertParams, eventInsertSql, eventRowPrefix, type EventValues } from '../storage/outbox.js';
 import { newId } from '../util/ids.js';
 import { LruCache } from '../util/lru-cache.js';
 import type { ChangeClock, ClockMove } from './change-clock.js';
+import { EventImages, eventTypeOf } from './event-images.js';
 import { keysLeftBehind, touchesFiles } from './file-references.js';
+
+/** Told after each commit that recorded an event (the event machinery wakes up). */
+export type OnCommitted = () => void;
+
+const SYSTEM_ACTOR: WriteActor = Object.freeze({ id: null, role: null, via: 'system' });
 
 /** Deletes the stored files whose keys are given, where no record points at them any more. */
 export type ReleaseFiles = (keys: readonly string[]) => Promise<void>;
@@ -47,15 +53,19 @@ const CREATE_TEXTS_PER_READ = 8;
 export class WriteExecutor {
   /** One-statement create texts, by read-back text, then by table, guard and columns (see `createText`). */
   private readonly createTexts = new LruCache<string, LruCache<string, string>>(CREATE_TEXT_READS);
-  /** The outbox insert's text by its first placeholder's number (the transaction's 1, and one per shape of a one-statement create). */
-  private readonly eventTexts = new LruCache<number, string>(64);
+  /** Event inserts by table, image column and first placeholder (a handful per type). */
+  private readonly eventTexts = new LruCache<string, string>(256);
+  private readonly images: EventImages;
 
   constructor(
     private readonly model: Model,
     private readonly db: Database,
     private readonly clock: ChangeClock,
     private readonly releaseFiles?: ReleaseFiles,
-  ) {}
+    private readonly onCommitted?: OnCommitted,
+  ) {
+    this.images = new EventImages(model, db.sql);
+  }
 
   /**
    * `check` runs first inside the transaction (If-Match): the row is locked
@@ -64,12 +74,14 @@ export class WriteExecutor {
   async write(plan: WritePlan, check?: (tx: SqlRunner) => Promise<void>, readBack?: ReadBack): Promise<WriteResult> {
     const type = this.model.typesByName.get(plan.type);
     if (type === undefined) throw new Error(`write plan names unknown type ${plan.type}`);
-    return this.clock.write((guard) =>
+    const result = await this.clock.write((guard) =>
       // A create with a rule to check on the written row takes the transaction, which can check before it commits.
       plan.kind === 'create' && this.db.supports.writableCte && plan.rules?.check === undefined
         ? this.createInOneStatement(type, plan, guard, readBack)
         : this.inTransaction(type, plan, guard, check),
     );
+    if (result.changed) this.onCommitted?.();
+    return result;
   }
 
   private async inTransaction(type: ResourceType, plan: WritePlan, guard: string | undefined, check?: (tx: SqlRunner) => Promise<void>): Promise<WriteResult> {
@@ -87,6 +99,9 @@ export class WriteExecutor {
       }
       // Read under that lock, so a concurrent write cannot swap a file in between unseen.
       if (files) leftBehind = await keysLeftBehind(tx, this.model, this.db.sql, type, plan);
+      // The event's `previous`: an update reads it first (one statement); a delete records its whole event first (none extra).
+      const previous = plan.kind === 'update' ? await this.readImage(tx, type, plan.id) : null;
+      if (plan.kind === 'delete') await this.recordEvent(tx, type, plan, plan.id, 'previous', null);
       const outcome = await this.apply(tx, type, plan);
       const written = plan.rules?.check;
       if (written !== undefined && (plan.kind === 'create' || plan.kind === 'update')) {
@@ -95,7 +110,7 @@ export class WriteExecutor {
       }
       if (outcome.tables.length > 0) {
         moves = await this.clock.bump(tx, outcome.tables, guard);
-        await this.recordEvent(tx, outcome.eventTable, plan, outcome.result.id);
+        if (plan.kind !== 'delete') await this.recordEvent(tx, type, plan, outcome.result.id, 'record', previous);
       }
       return outcome.result;
     });
@@ -116,14 +131,14 @@ export class WriteExecutor {
     tx: SqlRunner,
     type: ResourceType,
     plan: WritePlan,
-  ): Promise<{ result: WriteResult; tables: readonly string[]; eventTable: string }> {
+  ): Promise<{ result: WriteResult; tables: readonly string[] }> {
     const sql = this.db.sql;
     const now = new Date().toISOString();
     switch (plan.kind) {
       case 'create': {
         const { id, columns } = this.newRecord(type, plan.values, now);
         await run(tx, compileInsert(sql, type, columns));
-        return { result: { id, changed: true }, tables: [type.table], eventTable: type.table };
+        return { result: { id, changed: true }, tables: [type.table] };
       }
       case 'update': {
         const columns = new Map<string, SqlValue>();
@@ -134,16 +149,16 @@ export class WriteExecutor {
         }
         if (columns.size === 0) {
           await this.mustExist(tx, type, plan.id);
-          return { result: { id: plan.id, changed: false }, tables: [], eventTable: type.table };
+          return { result: { id: plan.id, changed: false }, tables: [] };
         }
         const { changes } = await run(tx, compileUpdate(sql, type, plan.id, columns));
         if (changes === 0) throw notFound(type, plan.id);
-        return { result: { id: plan.id, changed: true }, tables: [type.table], eventTable: type.table };
+        return { result: { id: plan.id, changed: true }, tables: [type.table] };
       }
       case 'delete': {
         const { changes } = await run(tx, compileDelete(sql, type, plan.id));
         if (changes === 0) throw notFound(type, plan.id);
-        return { result: { id: plan.id, changed: true }, tables: affectedByDelete(this.model, type), eventTable: type.table };
+        return { result: { id: plan.id, changed: true }, tables: affectedByDelete(this.model, type) };
       }
       case 'connect':
       case 'disconnect': {
@@ -159,7 +174,7 @@ export class WriteExecutor {
             : compileUnlink(sql, field, plan.id, plan.targetId);
         const { changes } = await run(tx, statement);
         const changed = changes > 0;
-        return { result: { id: plan.id, changed }, tables: changed ? [field.joinTable] : [], eventTable: field.joinTable };
+        return { result: { id: plan.id, changed }, tables: changed ? [field.joinTable] : [] };
       }
     }
   }
@@ -183,7 +198,7 @@ export class WriteExecutor {
     const bumpAt = params.length;
     params.push(...this.clock.bumpParams(type.table, now));
     const eventAt = params.length;
-    params.push(...this.eventParams(type.table, plan, id, now));
+    params.push(...eventInsertParams(this.eventValues(type, plan, id, now, null), 'record'));
     const text = this.createText(type, columns, guard, read?.sql, { insertAt, bumpAt, eventAt });
     const rows = await this.db.all<ClockMove & { j?: string | null }>(text, params);
     this.clock.noteCommitted(rows);
@@ -221,7 +236,7 @@ export class WriteExecutor {
     const clock = q('_clock');
     const text =
       `WITH ${q(NEW_ROW)} AS (${compileInsert(this.db.sql, type, columns, at.insertAt).sql} RETURNING *), ` +
-      `${clock} AS (${this.clock.bumpSql(guard, at.bumpAt)}), ${q('_event')} AS (${this.eventSql(at.eventAt)}) ` +
+      `${clock} AS (${this.clock.bumpSql(guard, at.bumpAt)}), ${q('_event')} AS (${eventInsertSql(this.db.sql, at.eventAt, { column: 'record', sql: this.images.sql(type, NEW_ROW) })}) ` +
       `SELECT ${clock}.${q('table_name')}, ${clock}.${q('version')}, ${clock}.${q('changed_at')}${readSql === undefined ? '' : `, (${readSql}) AS ${q('j')}`} FROM ${clock}`;
     byShape.set(shape, text);
     return text;
@@ -268,28 +283,46 @@ export class WriteExecutor {
     if (rows.length === 0) throw notFound(type, id);
   }
 
-  private async recordEvent(tx: SqlRunner, table: string, plan: WritePlan, id: string): Promise<void> {
-    await tx.run(this.eventSql(0), this.eventParams(table, plan, id, new Date().toISOString()));
-  }
-
-  /** The outbox row's insert, with its placeholders numbered from `firstParam` (kept: one text per number). */
-  private eventSql(firstParam: number): string {
-    let sql = this.eventTexts.get(firstParam);
+  /** The record's REST representation now, in this transaction (null when it does not exist). */
+  private async readImage(tx: SqlRunner, type: ResourceType, id: string): Promise<string | null> {
+    const key = `${type.table}\nread`;
+    let sql = this.eventTexts.get(key);
     if (sql === undefined) {
-      const q = (name: string): string => this.db.sql.quoteIdent(name);
-      const p = (i: number): string => this.db.sql.placeholder(firstParam + i);
-      sql =
-        `INSERT INTO ${q(OUTBOX_TABLE)} (${q('table_name')}, ${q('op')}, ${q('record_id')}, ${q('payload')}, ${q('created_at')}) ` +
-        `VALUES (${p(0)}, ${p(1)}, ${p(2)}, ${p(3)}, ${p(4)})`;
-      this.eventTexts.set(firstParam, sql);
+      sql = eventRowPrefix(this.db, type.table) + this.images.sql(type, EVENT_ROW);
+      this.eventTexts.set(key, sql);
     }
-    return sql;
+    const [row] = await tx.all<{ j: string | null }>(sql, [id]);
+    return row?.j ?? null;
   }
 
-  /** The outbox row of a write, `now` being the write's time. */
-  private eventParams(table: string, plan: WritePlan, id: string, now: string): SqlValue[] {
-    const payload = plan.kind === 'connect' || plan.kind === 'disconnect' ? { field: plan.field, targetId: plan.targetId } : 'values' in plan ? plan.values : {};
-    return [table, plan.kind, id, JSON.stringify(payload), now];
+  /**
+   * The write's event, its `image` column (`record` after the change, or a
+   * delete's `previous`) rendered from the row by the insert itself.
+   */
+  private async recordEvent(tx: SqlRunner, type: ResourceType, plan: WritePlan, id: string, image: 'record' | 'previous', previous: string | null): Promise<void> {
+    const key = `${type.table}\n${image}`;
+    let sql = this.eventTexts.get(key);
+    if (sql === undefined) {
+      sql = eventRowPrefix(this.db, type.table) + eventInsertSql(this.db.sql, 1, { column: image, sql: this.images.sql(type, EVENT_ROW) });
+      this.eventTexts.set(key, sql);
+    }
+    await tx.run(sql, [id, ...eventInsertParams(this.eventValues(type, plan, id, new Date().toISOString(), previous), image)]);
+  }
+
+  /** A write's event, but for its images. */
+  private eventValues(type: ResourceType, plan: WritePlan, id: string, now: string, previous: string | null): EventValues {
+    const link = plan.kind === 'connect' || plan.kind === 'disconnect';
+    const action = link ? `${plan.field}.${plan.kind === 'connect' ? 'added' : 'removed'}` : `${plan.kind}d`;
+    return {
+      id: `evt_${newId()}`,
+      type: `${eventTypeOf(type)}.${action}`,
+      recordId: id,
+      principal: JSON.stringify(plan.actor ?? SYSTEM_ACTOR),
+      record: null,
+      previous,
+      target: link ? plan.targetId : null,
+      createdAt: now,
+    };
   }
 }
 

@@ -5,7 +5,7 @@ import { all, foldExpr, type FoldedRule } from './fold-rule.js';
 import type { Principal } from './principal.js';
 import type { Filter, Param } from './read-plan.js';
 import { fieldForbidden, NO_ROWS, rowRule, type RuleScope } from './read-rules.js';
-import type { WritePlan, WriteRules, WriteValues } from './write-plan.js';
+import type { WriteActor, WritePlan, WriteRules, WriteValues } from './write-plan.js';
 
 /**
  * Builders of write plans, the counterpart of build-read.ts: both front-ends
@@ -32,7 +32,7 @@ export function planCreate(model: Model, typeName: string, values: WriteValues, 
     return { check: asFilter(all([create, fieldWrites(scope, type, withPresets)])) };
   });
   withPresets ??= presetFromPrincipal(type, values, principal);
-  return Object.freeze({ kind: 'create', type: type.name, values: withPresets, ...rules });
+  return Object.freeze({ kind: 'create', type: type.name, values: withPresets, ...rules, actor: actorOf(principal) });
 }
 
 /** `replace` is PUT: fields absent from `values` go back to their default or null. */
@@ -42,13 +42,13 @@ export function planUpdate(model: Model, typeName: string, id: string, values: W
     const update = fold(scope, type, type.rules.update);
     return { visible: rowRule(scope, type), allowed: asFilter(update), check: asFilter(all([update, fieldWrites(scope, type, values)])) };
   });
-  return Object.freeze({ kind: 'update', type: type.name, id, values, replace, ...rules });
+  return Object.freeze({ kind: 'update', type: type.name, id, values, replace, ...rules, actor: actorOf(principal) });
 }
 
 export function planDelete(model: Model, typeName: string, id: string, principal: Principal): WritePlan {
   const type = resourceType(model, typeName);
   const rules = ruleParts(model, principal, (scope) => ({ visible: rowRule(scope, type), allowed: asFilter(fold(scope, type, type.rules.delete)) }));
-  return Object.freeze({ kind: 'delete', type: type.name, id, ...rules });
+  return Object.freeze({ kind: 'delete', type: type.name, id, ...rules, actor: actorOf(principal) });
 }
 
 /**
@@ -68,7 +68,12 @@ export function planLink(model: Model, kind: 'connect' | 'disconnect', typeName:
     const target = rowRule(scope, resourceType(model, relation.target));
     return { visible: rowRule(scope, type), allowed: asFilter(all([fold(scope, type, type.rules.update), write])), target };
   });
-  return Object.freeze({ kind, type: type.name, field, id, targetId, ...rules });
+  return Object.freeze({ kind, type: type.name, field, id, targetId, ...rules, actor: actorOf(principal) });
+}
+
+/** Who caused a write, as its event names them: never a claim or a credential. */
+function actorOf(principal: Principal): WriteActor {
+  return Object.freeze({ id: principal.id, role: principal.role, via: principal.via });
 }
 
 /** The rules part of a plan: none in an open schema or for the admin role. */

@@ -5,6 +5,7 @@
  * bump and the outbox event.
  */
 
+import type { Principal } from './principal.js';
 import type { Filter } from './read-plan.js';
 
 /** A validated input record: field name → value (relations as target ids). */
@@ -34,7 +35,18 @@ export type WritePlan = (
   | { readonly kind: 'delete'; readonly type: string; readonly id: string }
   /** Add or remove one many-to-many link, seen from `type.field` of record `id`. */
   | { readonly kind: 'connect' | 'disconnect'; readonly type: string; readonly field: string; readonly id: string; readonly targetId: string }
-) & { readonly rules?: WriteRules };
+) & {
+  readonly rules?: WriteRules;
+  /** Who asked for the write, for its event; absent for Diglot's own writes (`via: 'system'`). */
+  readonly actor?: WriteActor;
+};
+
+/** The principal behind a write as its event shows it: who and how, never a credential or claim. */
+export interface WriteActor {
+  readonly id: string | null;
+  readonly role: string | null;
+  readonly via: Principal['via'] | 'system';
+}
 
 export interface WriteResult {
   /** Id of the record the write was about (created, updated, deleted or linked from). */

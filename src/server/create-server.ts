@@ -12,6 +12,8 @@ import { multipartLimits } from '../files/multipart-parts.js';
 import { adminRoleOf } from '../auth/admin-role.js';
 import { createAuthenticator, type AuthOptions } from '../auth/authenticator.js';
 import { createAccounts, type AccountsOptions } from '../auth/accounts/accounts.js';
+import { createEventHub, type EventHub } from '../events/event-hub.js';
+import type { EventsOptions } from '../events/webhook-options.js';
 import { clientErrors } from './client-errors.js';
 import { crossSiteGuard } from './cross-site-guard.js';
 import { closeAfterUnreadBody, installErrorHandling } from './error-handler.js';
@@ -71,6 +73,17 @@ export interface ServerOptions {
    * principal. DEFAULT_RATE_LIMITS when not given; `false` turns them off.
    */
   readonly rateLimits?: RateLimitOptions | false;
+  /** Webhook endpoints, event retention and the poll (src/events/, docs/events.md); events are published without them too. */
+  readonly events?: Partial<EventsOptions>;
+}
+
+const hubs = new WeakMap<FastifyInstance, EventHub>();
+
+/** The server's events after commit: subscribe, resume after a position (src/events/event-hub.ts). */
+export function eventsOf(app: FastifyInstance): EventHub {
+  const hub = hubs.get(app);
+  if (hub === undefined) throw new Error('this Fastify instance was not made by createServer');
+  return hub;
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -174,7 +187,11 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     accounts,
   });
   registerOpenApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true });
+  const events = createEventHub({ engine, logger: app.log, ...options.events });
+  hubs.set(app, events);
+  app.addHook('onClose', () => events.stop());
   await app.ready();
+  await events.start();
   return app;
 }
 

@@ -1,27 +1,32 @@
 import type { Database, SqlRunner } from './dialect.js';
-
-type SqlDialect = Database['sql'];
-import { OUTBOX_TABLE } from './migrate/desired-schema.js';
+import { eventInsertParams, eventInsertSql } from './outbox.js';
 
 /** What the accounts flows tell the outside world (a mail service, through a webhook): `account.password_reset_requested` and the like. */
 export interface AccountEvent {
+  readonly id: string;
   readonly type: string;
-  readonly accountTable: string;
   readonly accountId: string;
   readonly payload: Readonly<Record<string, unknown>>;
 }
 
+/** The accounts flows' events have no record image: the payload is their record, and the server caused them. */
+const SERVER_PRINCIPAL = JSON.stringify({ id: null, role: null, via: 'server' });
+
 /**
- * Writes an accounts event to the outbox, where record changes go too: the
- * one place the accounts flows emit events, so a new event system needs
- * only this function re-pointed.
+ * Writes an accounts event where record changes go (the event table the
+ * webhooks deliver from), so a mail service wired to `account.*` gets the
+ * link to send.
  */
-export async function recordAccountEvent(runner: SqlRunner, sql: SqlDialect, event: AccountEvent): Promise<void> {
-  const quote = (name: string): string => sql.quoteIdent(name);
-  const placeholder = (index: number): string => sql.placeholder(index);
-  const columns = ['table_name', 'op', 'record_id', 'payload', 'created_at'];
-  await runner.run(
-    `INSERT INTO ${quote(OUTBOX_TABLE)} (${columns.map(quote).join(', ')}) VALUES (${columns.map((_, i) => placeholder(i)).join(', ')})`,
-    [event.accountTable, event.type, event.accountId, JSON.stringify(event.payload), new Date().toISOString()],
-  );
+export async function recordAccountEvent(runner: SqlRunner, sql: Database['sql'], event: AccountEvent): Promise<void> {
+  const values = {
+    id: event.id,
+    type: event.type,
+    recordId: event.accountId,
+    principal: SERVER_PRINCIPAL,
+    record: JSON.stringify(event.payload),
+    previous: null,
+    target: null,
+    createdAt: new Date().toISOString(),
+  };
+  await runner.run(eventInsertSql(sql, 0), eventInsertParams(values));
 }

@@ -19,6 +19,8 @@ export interface DialectCapabilities {
   readonly concurrentWrites: boolean;
   /** `INSERT`/`UPDATE`/`DELETE` inside `WITH`, several writes in one statement (PostgreSQL). */
   readonly writableCte: boolean;
+  /** `SELECT … FOR UPDATE [SKIP LOCKED]` (PostgreSQL); SQLite's write transactions are exclusive instead. */
+  readonly rowLocks?: boolean;
 }
 
 /** A connection or transaction: run statements. Rows are plain objects. */
@@ -78,6 +80,15 @@ export interface Database extends SqlRunner {
    * each process counts alone, in memory.
    */
   readonly sharedRateLimiter?: (options: SharedRateLimiterOptions) => Promise<RateLimiterAbstract>;
+  /**
+   * Calls `onMessage` for each notification on `channel` sent by any
+   * connection to the database (PostgreSQL's LISTEN/NOTIFY), until the
+   * returned function is called. Absent where the database has none (SQLite:
+   * one process's writes are seen by polling).
+   */
+  readonly listen?: (channel: string, onMessage: (payload: string) => void) => Promise<() => Promise<void>>;
+  /** Sends a notification on `channel` (see `listen`), outside any transaction. */
+  readonly notify?: (channel: string, payload: string) => Promise<void>;
   /** Cheap liveness probe for /healthz. */
   ping(): Promise<void>;
   /** Number of statements sent since start (observability and tests). */

@@ -124,7 +124,7 @@ export async function createAccounts(engine: Engine, options: AccountsOptions = 
   };
 
   const event = (eventType: string, accountId: string, payload: Record<string, unknown>): Promise<void> =>
-    recordAccountEvent(db, db.sql, { type: eventType, accountTable: type.table, accountId, payload: { accountId, ...payload } });
+    recordAccountEvent(db, db.sql, { id: `evt_${newId()}`, type: eventType, accountId, payload: { accountId, ...payload } });
 
   const oneTimeToken = async (accountId: string, purpose: OneTimePurpose, seconds: number): Promise<{ token: string; expiresAt: number }> => {
     const token = `${ONE_TIME_PREFIX}${randomBytes(32).toString('base64url')}`;

@@ -22,7 +22,7 @@ export class OptionsError extends Error {
  * read by their own feature (webhook endpoints, rate-limit policies); each
  * section's owner validates it.
  */
-export const CONFIG_SECTIONS: readonly string[] = ['$schema'];
+export const CONFIG_SECTIONS: readonly string[] = ['$schema', 'webhooks', 'events'];
 
 /** The flags of `keys` on a command; their values are read and checked by resolveOptions, with the environment and the file. */
 export function addOptions(command: Command, keys: readonly OptionKey[]): Command {

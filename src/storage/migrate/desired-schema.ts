@@ -10,7 +10,14 @@ export const CLOCK_TABLE = '_diglot_clock';
  * name contains the mark.
  */
 export const CLOCK_SHARD_MARK = '#';
-export const OUTBOX_TABLE = '_diglot_outbox';
+/** The outbox: one row per committed write, its event (see storage/outbox.ts). */
+export const EVENTS_TABLE = '_diglot_events';
+/** Webhook deliveries: one row per event and endpoint, its state and next attempt. */
+export const DELIVERIES_TABLE = '_diglot_deliveries';
+/** Every delivery attempt: status, latency, response code. */
+export const DELIVERY_LOG_TABLE = '_diglot_delivery_log';
+/** Small counters of the event machinery (the last publication position). */
+export const EVENT_STATE_TABLE = '_diglot_event_state';
 /** API keys for machines (`diglot keys`): their hashes, never the keys (see storage/api-keys.ts). */
 export const API_KEYS_TABLE = '_diglot_api_keys';
 
@@ -165,18 +172,72 @@ const SYSTEM_TABLES: readonly TableSpec[] = [
     indexes: [],
   }),
   freezeTable({
-    name: OUTBOX_TABLE,
+    name: EVENTS_TABLE,
     kind: 'system',
     type: undefined,
     columns: [
-      column('id', 'Serial', { nullable: false }),
-      column('table_name', 'String', { nullable: false }),
-      column('op', 'String', { nullable: false }),
+      column('seq', 'Serial', { nullable: false }),
+      // The event's stable id (`evt_…`), the `webhook-id` of every delivery of it.
+      column('id', 'String', { nullable: false }),
+      column('type', 'String', { nullable: false }),
       column('record_id', 'String', { nullable: false }),
-      column('payload', 'JSON', { nullable: true }),
-      column('created_at', 'DateTime', { nullable: false, default: { kind: 'now' } }),
+      // JSON text, kept as text: it is spliced into payloads as it is, never parsed on the write path.
+      column('principal', 'String', { nullable: false }),
+      column('record', 'String', { nullable: true }),
+      column('previous', 'String', { nullable: true }),
+      column('target', 'String', { nullable: true }),
+      column('created_at', 'DateTime', { nullable: false }),
+      // Set after commit, in commit order, by whichever instance publishes it (null: not yet).
+      column('published', 'BigInt', { nullable: true }),
+    ],
+    primaryKey: ['seq'],
+    // No index on the event id: each would cost every write an index update, and nothing looks events up by it.
+    indexes: [index(EVENTS_TABLE, ['published'], false), index(EVENTS_TABLE, ['created_at'], false)],
+  }),
+  freezeTable({
+    name: DELIVERIES_TABLE,
+    kind: 'system',
+    type: undefined,
+    columns: [
+      column('id', 'ID', { nullable: false }),
+      column('event_seq', 'BigInt', { nullable: false }),
+      column('endpoint', 'String', { nullable: false }),
+      // pending · delivered · dead
+      column('status', 'String', { nullable: false }),
+      column('attempts', 'Int', { nullable: false }),
+      column('next_at', 'DateTime', { nullable: false }),
+      column('first_at', 'DateTime', { nullable: false }),
+      column('last_code', 'Int', { nullable: true }),
+      column('last_error', 'String', { nullable: true }),
+      column('done_at', 'DateTime', { nullable: true }),
     ],
     primaryKey: ['id'],
+    indexes: [index(DELIVERIES_TABLE, ['status', 'next_at'], false), index(DELIVERIES_TABLE, ['event_seq'], false)],
+  }),
+  freezeTable({
+    name: DELIVERY_LOG_TABLE,
+    kind: 'system',
+    type: undefined,
+    columns: [
+      column('seq', 'Serial', { nullable: false }),
+      column('delivery_id', 'ID', { nullable: false }),
+      column('attempt', 'Int', { nullable: false }),
+      column('at', 'DateTime', { nullable: false }),
+      // ok · http · timeout · network
+      column('outcome', 'String', { nullable: false }),
+      column('code', 'Int', { nullable: true }),
+      column('latency_ms', 'Int', { nullable: false }),
+      column('error', 'String', { nullable: true }),
+    ],
+    primaryKey: ['seq'],
+    indexes: [index(DELIVERY_LOG_TABLE, ['delivery_id'], false)],
+  }),
+  freezeTable({
+    name: EVENT_STATE_TABLE,
+    kind: 'system',
+    type: undefined,
+    columns: [column('name', 'String', { nullable: false }), column('value', 'BigInt', { nullable: false })],
+    primaryKey: ['name'],
     indexes: [],
   }),
   freezeTable({

@@ -104,7 +104,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     logger: options.logger,
     alone: () => lease.sole,
   });
-  return new PostgresDatabase(pool, lease, changes, options);
+  return new PostgresDatabase(pool, lease, changes, options, url);
 }
 
 function openError(target: URL, shown: string, error: unknown, timeoutMs: number): StorageOpenError {
@@ -140,7 +140,7 @@ function openError(target: URL, shown: string, error: unknown, timeoutMs: number
 class PostgresDatabase implements Database {
   readonly dialect = 'postgres' as const;
   readonly sql = postgresHooks;
-  readonly supports = Object.freeze({ aggregateFilter: true, transactionalDdl: true, concurrentWrites: true, writableCte: true });
+  readonly supports = Object.freeze({ aggregateFilter: true, transactionalDdl: true, concurrentWrites: true, writableCte: true, rowLocks: true });
   readonly schema: SchemaDialect;
 
   readonly #pool: pg.Pool;
@@ -150,7 +150,10 @@ class PostgresDatabase implements Database {
   readonly #names = new Map<string, string>();
   #count = 0;
 
-  constructor(pool: pg.Pool, lease: WriterLease, changes: ChangeChannel, options: PostgresOptions) {
+  readonly #url: string;
+
+  constructor(pool: pg.Pool, lease: WriterLease, changes: ChangeChannel, options: PostgresOptions, url: string) {
+    this.#url = url;
     this.#pool = pool;
     this.#lease = lease;
     this.#changes = changes;
@@ -235,6 +238,24 @@ class PostgresDatabase implements Database {
 
   readonly sharedRateLimiter = (options: SharedRateLimiterOptions): ReturnType<typeof createPostgresRateLimiter> =>
     createPostgresRateLimiter(this.#pool, options);
+
+  /** A connection of its own for LISTEN (a pooled one would be handed to others); errors end the subscription quietly, pollers cover the gap. */
+  readonly listen = async (channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>> => {
+    const client = new pg.Client({ connectionString: this.#url, application_name: 'diglot-listen', keepAlive: true });
+    client.on('error', () => undefined);
+    client.on('notification', (message) => {
+      if (message.channel === channel) onMessage(message.payload ?? '');
+    });
+    await client.connect();
+    await client.query(`LISTEN ${postgresHooks.quoteIdent(channel)}`);
+    return async () => {
+      await client.end().catch(() => undefined);
+    };
+  };
+
+  readonly notify = async (channel: string, payload: string): Promise<void> => {
+    await this.run('SELECT pg_notify($1, $2)', [channel, payload]);
+  };
 
   async ping(): Promise<void> {
     await this.#withClient((client) => client.query('SELECT 1'));

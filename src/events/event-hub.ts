@@ -1,0 +1,223 @@
+import type { Engine } from '../engine/engine.js';
+import { OutboxStore, type NewDelivery, type StoredEvent } from '../storage/outbox.js';
+import { newId } from '../util/ids.js';
+import { eventMessage, type EventMessage } from './event-message.js';
+import { compileEndpoints, type Endpoint } from './webhook-endpoints.js';
+import { DEFAULT_RETENTION_MS, type EventsOptions } from './webhook-options.js';
+import { WebhookSender, type EventsLogger } from './webhook-sender.js';
+
+export type { EventMessage, EventPrincipal } from './event-message.js';
+export type { EventsLogger } from './webhook-sender.js';
+
+/** PostgreSQL channel instances wake each other on after publishing. */
+export const EVENTS_CHANNEL = 'diglot_events';
+/** The NOTIFY payload saying deliveries were added or retried by hand (`diglot webhooks`): every sender looks. */
+export const DELIVERIES_CHANGED = 'deliveries';
+const PUBLISH_BATCH = 200;
+const DEFAULT_POLL_MS = 5_000;
+const PRUNE_EVERY_MS = 3600 * 1000;
+/** Every this many polls, publish even when nothing seems to have changed. */
+const SAFETY_POLLS = 12;
+
+/**
+ * Events after commit, for one server: publishes committed events in commit
+ * order, hands them to in-process subscribers, routes them to webhook
+ * endpoints and prunes old ones (docs/events.md).
+ */
+export interface EventHub {
+  /**
+   * `listener` receives every event published from now on (by any instance
+   * sharing the database), in publication order, in batches. Returns the
+   * unsubscribe function. The hub swallows a listener's exception.
+   */
+  subscribe(listener: (events: readonly EventMessage[]) => void): () => void;
+  /** Published events after `position` (0: from the oldest kept), up to `limit`: resume after a reconnect. */
+  eventsAfter(position: number, limit?: number): Promise<EventMessage[]>;
+  /** The position of the last published event (what a new subscriber starts after). */
+  lastPosition(): Promise<number>;
+  /** Publish and deliver now (the engine calls it after each commit). */
+  wake(): void;
+  /** Resolves once everything committed before the call is published and handed to subscribers (tests, shutdown). */
+  settle(): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface EventHubOptions extends Partial<EventsOptions> {
+  readonly engine: Engine;
+  readonly logger?: EventsLogger | undefined;
+}
+
+export function createEventHub(options: EventHubOptions): EventHub {
+  const { engine } = options;
+  const db = engine.db;
+  const store = new OutboxStore(db);
+  const endpoints: Endpoint[] = compileEndpoints(engine.model, options.webhooks ?? []);
+  const senders = endpoints.map((endpoint) => new WebhookSender(endpoint, store, options.logger));
+  const listeners = new Set<(events: readonly EventMessage[]) => void>();
+  const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
+  const retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
+  let seen = 0;
+  let started = false;
+  let stopped = false;
+  let pumping: Promise<void> | undefined;
+  let again = false;
+  const timers: NodeJS.Timeout[] = [];
+  const cleanups: (() => Promise<void> | void)[] = [];
+
+  /** Endpoints given deliveries since their senders were last woken. */
+  const routed = new Set<string>();
+  const route = (event: StoredEvent): NewDelivery[] =>
+    endpoints
+      .filter((endpoint) => endpoint.wants(event))
+      .map((endpoint) => {
+        routed.add(endpoint.name);
+        return { id: newId(), eventSeq: event.seq, endpoint: endpoint.name };
+      });
+  const wakeSenders = (all: boolean): void => {
+    senders.forEach((sender, i) => {
+      if (all || routed.has((endpoints[i] as Endpoint).name)) sender.wake();
+    });
+    routed.clear();
+  };
+
+  const pumpOnce = async (): Promise<void> => {
+    dirty = false;
+    let published = 0;
+    for (;;) {
+      const batch = await store.publish(PUBLISH_BATCH, route);
+      published += batch.length;
+      if (batch.length < PUBLISH_BATCH) break;
+    }
+    // Other instances: their subscribers and senders look now rather than at their next poll.
+    if (published > 0) await db.notify?.(EVENTS_CHANNEL, '').catch(() => undefined);
+    if (listeners.size > 0) {
+      for (;;) {
+        const rows = await store.eventsAfter(seen, PUBLISH_BATCH);
+        if (rows.length === 0) break;
+        seen = (rows[rows.length - 1] as StoredEvent).published;
+        const messages = rows.map(eventMessage);
+        for (const listener of listeners) {
+          try {
+            listener(messages);
+          } catch (error) {
+            options.logger?.warn({ err: error }, 'an event subscriber threw');
+          }
+        }
+      }
+    } else {
+      seen = await store.lastPublished();
+    }
+    // Only the endpoints that have something new; the poll wakes them all (another process's deliveries, a replay).
+    wakeSenders(false);
+  };
+
+  /** Read through a function: a wake during a pump sets `again`, which the loop's narrowing cannot see. */
+  const repeat = (): boolean => again && !stopped;
+
+  const pump = (): Promise<void> => {
+    if (stopped || !started) return Promise.resolve();
+    if (pumping !== undefined) {
+      again = true;
+      return pumping;
+    }
+    pumping = (async () => {
+      do {
+        again = false;
+        await pumpOnce().catch((error: unknown) => options.logger?.warn({ err: error }, 'publishing events failed; retrying on the next poll'));
+      } while (repeat());
+    })().finally(() => {
+      pumping = undefined;
+    });
+    return pumping;
+  };
+
+  /** Committed here since the last publication. */
+  let dirty = false;
+  let lastVersion: number | undefined;
+  let ticks = 0;
+  /** Somebody waits for events now: webhooks or subscribers. Without them, publishing waits for the poll, in batches, off the writes' way. */
+  const consumed = (): boolean => endpoints.length > 0 || listeners.size > 0;
+  const committed = (): void => {
+    dirty = true;
+    if (consumed()) wake();
+  };
+  /**
+   * The safety net, and how SQLite processes sharing a file hear each other:
+   * it publishes only when this process committed, another one did (the
+   * database's data version moved), or once a minute whatever happened.
+   */
+  const poll = async (): Promise<void> => {
+    const version = await db.dataVersion?.().catch(() => undefined);
+    const moved = version === undefined || version !== lastVersion;
+    lastVersion = version;
+    ticks += 1;
+    if (dirty || moved || ticks % SAFETY_POLLS === 0) wake();
+    wakeSenders(true);
+  };
+
+  let scheduled = false;
+  const wake = (): void => {
+    if (scheduled || stopped) return;
+    scheduled = true;
+    // Coalesces a burst of commits into one publication.
+    setImmediate(() => {
+      scheduled = false;
+      void pump();
+    });
+  };
+
+  const prune = async (): Promise<void> => {
+    const removed = await store.prune(new Date(Date.now() - retentionMs).toISOString()).catch((error: unknown) => {
+      options.logger?.warn({ err: error }, 'pruning old events failed');
+      return 0;
+    });
+    if (removed > 0) options.logger?.info({ removed }, 'pruned delivered events past their retention');
+  };
+
+  return {
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    eventsAfter: async (position, limit = PUBLISH_BATCH) => (await store.eventsAfter(position, limit)).map(eventMessage),
+    lastPosition: () => store.lastPublished(),
+    wake,
+    settle: async () => {
+      await pump();
+      await pump();
+    },
+    async start() {
+      if (started) return;
+      started = true;
+      seen = await store.lastPublished();
+      cleanups.push(engine.onCommitted(committed));
+      lastVersion = await db.dataVersion?.().catch(() => undefined);
+      if (db.listen !== undefined) {
+        const unlisten = await db.listen(EVENTS_CHANNEL, (payload) => {
+          wake();
+          if (payload === DELIVERIES_CHANGED) wakeSenders(true);
+        }).catch((error: unknown) => {
+          options.logger?.warn({ err: error }, 'cannot LISTEN for events; polling only');
+          return undefined;
+        });
+        if (unlisten !== undefined) cleanups.push(unlisten);
+      }
+      const polling = setInterval(() => void poll(), pollMs);
+      const pruning = setInterval(() => void prune(), PRUNE_EVERY_MS);
+      timers.push(polling, pruning);
+      for (const timer of timers) timer.unref();
+      // What an earlier run left (a crash between commit and publication), before serving: nothing runs behind the first requests.
+      await prune();
+      await pump();
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      for (const timer of timers) clearInterval(timer);
+      await pumping;
+      await Promise.all(senders.map((sender) => sender.stop()));
+      for (const cleanup of cleanups) await cleanup();
+    },
+  };
+}

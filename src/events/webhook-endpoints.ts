@@ -1,0 +1,116 @@
+import { Webhook } from 'standardwebhooks';
+import { ApiError } from '../errors/api-error.js';
+import { buildFilter } from '../plan/build-filter.js';
+import { matchesFilter } from '../plan/match-filter.js';
+import type { Filter, Param } from '../plan/read-plan.js';
+import type { Model, ResourceType } from '../schema/model.js';
+import type { StoredEvent } from '../storage/outbox.js';
+import { suggest } from '../util/suggest.js';
+import { DEFAULT_BACKOFF_MS, DEFAULT_RETRY_FOR_MS, DEFAULT_TIMEOUT_MS, type WebhookOptions } from './webhook-options.js';
+
+/** An endpoint ready to route and sign: its patterns and filter checked against the model. */
+export interface Endpoint {
+  readonly name: string;
+  readonly url: string;
+  readonly signer: Webhook;
+  readonly timeoutMs: number;
+  readonly retryForMs: number;
+  readonly backoffMs: number;
+  /** Whether the endpoint wants this event (its type, then its filter over the record). */
+  wants(event: StoredEvent): boolean;
+}
+
+/** What the accounts flows announce (src/auth/accounts/): their payload, with the link to send, is the event's record. */
+const ACCOUNT_EVENT_TYPES = ['account.password_reset_requested', 'account.verification_requested'];
+
+/** Every event type the model can produce: `<type>.created|updated|deleted`, `<type>.<list>.added|removed`, and the accounts flows' own. */
+export function eventTypesOf(model: Model): Map<string, ResourceType> {
+  const types = new Map<string, ResourceType>();
+  const account = model.account === undefined ? undefined : model.typesByName.get(model.account.type);
+  if (account !== undefined) for (const type of ACCOUNT_EVENT_TYPES) types.set(type, account);
+  for (const type of model.types) {
+    const prefix = eventPrefix(type);
+    for (const action of ['created', 'updated', 'deleted']) types.set(`${prefix}.${action}`, type);
+    for (const field of type.fields) {
+      if (field.kind === 'manyToMany') for (const action of ['added', 'removed']) types.set(`${prefix}.${field.name}.${action}`, type);
+    }
+  }
+  return types;
+}
+
+/** `Post` → `post`: the first part of its event types (as engine/event-images.ts names them). */
+function eventPrefix(type: ResourceType): string {
+  return type.name.charAt(0).toLowerCase() + type.name.slice(1);
+}
+
+export function patternMatches(pattern: string, type: string): boolean {
+  return pattern === '*' || pattern === type || (pattern.endsWith('.*') && type.startsWith(pattern.slice(0, -1)));
+}
+
+/**
+ * Checks each endpoint against the model (patterns that match no event
+ * type, filters on fields a covered type lacks) and prepares it. Throws one
+ * Error listing every problem.
+ */
+export function compileEndpoints(model: Model, webhooks: readonly WebhookOptions[]): Endpoint[] {
+  const known = eventTypesOf(model);
+  const problems: string[] = [];
+  const endpoints: Endpoint[] = [];
+  const names = new Set<string>();
+  webhooks.forEach((options, i) => {
+    const where = `webhooks[${i}] (${options.name})`;
+    if (names.has(options.name)) problems.push(`${where}: another webhook has the name ${options.name}; give each a distinct "name"`);
+    names.add(options.name);
+    const covered = new Set<ResourceType>();
+    for (const pattern of options.events) {
+      const matched = [...known].filter(([type]) => patternMatches(pattern, type));
+      if (matched.length === 0) {
+        const hint = suggest(pattern, [...known.keys(), ...new Set([...known.keys()].map((type) => `${type.slice(0, type.indexOf('.'))}.*`))]);
+        problems.push(`${where}: "${pattern}" matches no event type${hint === undefined ? '' : `; did you mean "${hint}"?`}`);
+      }
+      for (const [, type] of matched) covered.add(type);
+    }
+    const filters = new Map<string, { filter: Filter; params: unknown[] }>();
+    if (options.filter !== undefined) {
+      for (const type of covered) {
+        const params: unknown[] = [];
+        try {
+          const filter = buildFilter({ model, param: (value): Param => ({ param: params.push(value) - 1 }), fromText: false, path: 'filter' }, type, options.filter);
+          filters.set(type.name, { filter, params });
+        } catch (error) {
+          const detail = error instanceof ApiError ? (error.detail ?? error.message) : String(error);
+          problems.push(`${where}: its filter does not apply to ${type.name} events: ${detail}`);
+        }
+      }
+    }
+    let signer: Webhook | undefined;
+    try {
+      signer = new Webhook(options.secret);
+    } catch {
+      problems.push(`${where}: the secret is not a Standard Webhooks secret ("whsec_" and base64)`);
+    }
+    if (signer === undefined) return;
+    const patterns = options.events;
+    endpoints.push(
+      Object.freeze({
+        name: options.name,
+        url: options.url,
+        signer,
+        timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        retryForMs: options.retryForMs ?? DEFAULT_RETRY_FOR_MS,
+        backoffMs: options.backoffMs ?? DEFAULT_BACKOFF_MS,
+        wants: (event: StoredEvent): boolean => {
+          if (!patterns.some((pattern) => patternMatches(pattern, event.type))) return false;
+          const type = known.get(event.type);
+          const compiled = type === undefined ? undefined : filters.get(type.name);
+          if (options.filter === undefined) return true;
+          if (compiled === undefined) return false;
+          const image = event.record ?? event.previous;
+          return image !== null && matchesFilter(compiled.filter, compiled.params, JSON.parse(image) as Record<string, unknown>);
+        },
+      }),
+    );
+  });
+  if (problems.length > 0) throw new Error(`webhook configuration:\n  ${problems.join('\n  ')}`);
+  return endpoints;
+}
