@@ -105,7 +105,7 @@ describeEachDialect('Accounts: sign-up, sign-in and tokens, the same in REST and
 
   const events = async (type: string): Promise<{ record_id: string; payload: Record<string, unknown> }[]> => {
     const rows = await server.db.all<{ record_id: string; payload: unknown }>(
-      `SELECT record_id, payload FROM _diglot_outbox WHERE op = ${server.db.sql.placeholder(0)} ORDER BY id`,
+      `SELECT record_id, record AS payload FROM _diglot_events WHERE type = ${server.db.sql.placeholder(0)} ORDER BY seq`,
       [type],
     );
     return rows.map((row) => ({ record_id: row.record_id, payload: (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as Record<string, unknown> }));
@@ -333,7 +333,7 @@ describeEachDialect('Accounts: sign-up, sign-in and tokens, the same in REST and
 
   it('never lets a password out: not in any response, log line or event', async () => {
     expect(passwords.size).toBeGreaterThan(10);
-    const outbox = await server.db.all<{ payload: unknown }>('SELECT payload FROM _diglot_outbox');
+    const outbox = await server.db.all<{ payload: unknown }>("SELECT COALESCE(record, '') || COALESCE(previous, '') || principal AS payload FROM _diglot_events");
     const everything = [...bodies, ...logLines, ...outbox.map((row) => (typeof row.payload === 'string' ? row.payload : JSON.stringify(row.payload)))];
     for (const password of passwords) {
       expect(everything.filter((text) => text.includes(password))).toEqual([]);
