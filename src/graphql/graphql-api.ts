@@ -5,6 +5,7 @@ import type { Engine } from '../engine/engine.js';
 import { ApiError, isApiError } from '../errors/api-error.js';
 import type { PlanLimits } from '../plan/build-read.js';
 import type { Model } from '../schema/model.js';
+import type { AssetStore } from '../util/asset-store.js';
 import { buildGraphqlSchema } from './schema/build-schema.js';
 import { createGraphqlHandler, type GraphqlHttpResponse, type JsonMedia } from './handle-graphql.js';
 import { resolveGraphqlOptions, type GraphqlOptions } from './graphql-options.js';
@@ -27,6 +28,8 @@ export interface GraphqlApiOptions {
   readonly engine: Engine;
   readonly limits: PlanLimits;
   readonly graphql?: GraphqlOptions;
+  /** Where GraphiQL's page puts its scripts and styles (served by the server under /assets/). */
+  readonly assets: AssetStore;
 }
 
 const ENDPOINT = '/graphql';
@@ -43,7 +46,7 @@ export const GRAPHQL_METHODS: readonly string[] = ['GET', 'HEAD', 'POST', 'OPTIO
 export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOptions): void {
   const resolved = resolveGraphqlOptions(options.graphql);
   const handler = createGraphqlHandler(options.engine, options.limits, resolved);
-  const graphiql = graphiqlPage(ENDPOINT, options.engine.model);
+  const graphiql = graphiqlPage(ENDPOINT, options.engine.model, options.assets);
 
   app.register((scope, _pluginOptions, done) => {
     // The body arrives as text: parsing it here turns bad JSON into a GraphQL error, not a problem document.

@@ -12,7 +12,12 @@ import { multipartLimits } from '../files/multipart-parts.js';
 import { adminRoleOf } from '../auth/admin-role.js';
 import { createAuthenticator, type AuthOptions } from '../auth/authenticator.js';
 import { clientErrors } from './client-errors.js';
+import { AssetStore } from '../util/asset-store.js';
+import { registerAssetRoutes } from './asset-routes.js';
+import { registerCompression } from './compression.js';
+import { corsOrigins, registerCors, type CorsOptions } from './cors-policy.js';
 import { crossSiteGuard } from './cross-site-guard.js';
+import { registerSecurityHeaders } from './security-headers.js';
 import { closeAfterUnreadBody, installErrorHandling } from './error-handler.js';
 import { DEFAULT_LINGER, type LingerLimits } from './lingering-close.js';
 import { installRequestContext } from './request-context.js';
@@ -36,6 +41,11 @@ export interface ServerOptions {
    * this server's own pages and non-browser clients can. See cross-site-guard.ts.
    */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * Origins whose pages may call the API from a browser (CORS), or `'*'`;
+   * none by default. Listed origins are allowed by the cross-site guard too.
+   */
+  readonly cors?: CorsOptions;
   /**
    * Longest time a client may take to send a whole request, head and body,
    * in milliseconds (30 s by default): after it the request is answered 408
@@ -115,8 +125,12 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   });
   edge.attach(app.server, app.log);
   installErrorHandling(app, { exposeInternals: options.exposeInternals === true, linger });
+  // nosniff on every answer, helmet's headers on the HTML pages.
+  await registerSecurityHeaders(app);
+  // Before authentication: a preflight carries no credentials, and is answered at once.
+  await registerCors(app, options.cors);
   // Before any route is registered, so they run for every one (and before any body is parsed).
-  app.addHook('onRequest', crossSiteGuard(options.allowedOrigins ?? []));
+  app.addHook('onRequest', crossSiteGuard([...(options.allowedOrigins ?? []), ...corsOrigins(options.cors)]));
   const { engine } = options;
   installRequestContext(app, createAuthenticator({ ...options.auth, adminRole: adminRoleOf(engine.model), db: engine.db }));
   app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (_request, body, done) => {
@@ -126,6 +140,11 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
       done(error as Error, undefined);
     }
   });
+
+  // Before any route, so every one compresses (br/gzip) and tags its compressed ETags.
+  await registerCompression(app);
+  const assets = new AssetStore();
+  registerAssetRoutes(app, assets);
 
   app.get('/healthz', async (_request, reply) => {
     try {
@@ -143,8 +162,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   }
   const limits = resolvePlanLimits(options.limits);
   registerRestApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true });
-  registerGraphqlApi(app, { engine, limits, graphql: { exposeInternals: options.exposeInternals, ...options.graphql } });
-  registerOpenApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true });
+  registerGraphqlApi(app, { engine, limits, graphql: { exposeInternals: options.exposeInternals, ...options.graphql }, assets });
+  registerOpenApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true, assets });
   await app.ready();
   return app;
 }
