@@ -14,6 +14,8 @@ import type { Database } from '../storage/dialect.js';
 import { formatPlan, migrate } from '../storage/migrate/migrate.js';
 import { openDatabase } from '../storage/open-database.js';
 import { createServer } from '../server/create-server.js';
+import type { CorsOptions } from '../server/cors-policy.js';
+import { normaliseOrigin } from '../server/cross-site-guard.js';
 import { databaseFromEnv } from './database-env.js';
 import { demoSecretPath, loadDemoSecret } from './demo-secret.js';
 
@@ -43,6 +45,7 @@ export async function runCli(argv: readonly string[]): Promise<void> {
       .option('--only-persisted', 'accept only the trusted documents on /graphql', process.env['DIGLOT_ONLY_PERSISTED'] === 'true')
       .option('--require-if-match', 'answer 428 to REST writes without If-Match', process.env['DIGLOT_REQUIRE_IF_MATCH'] === 'true')
       .option('--allow-open-writes', 'serve a schema without @allow rules (anyone may change anything) on an address other than loopback', process.env['DIGLOT_ALLOW_OPEN_WRITES'] === 'true')
+      .option('--cors-origin <origins>', 'origins whose pages may call the API from a browser, comma-separated (https://app.example.com), or *', process.env['DIGLOT_CORS_ORIGIN'])
       .option('--query-timeout <ms>', 'time budget of one SQL statement; past it the request answers 503 QUERY_TIMEOUT (0: none)', parseMilliseconds, parseMilliseconds(process.env['DIGLOT_QUERY_TIMEOUT'] ?? '5000'))
       // The secret's default is read in the action, not given here: `--help` prints defaults.
       .option('--jwt-secret <secret>', 'accept HS256/384/512 tokens signed with this secret, 32 bytes or more (prefer DIGLOT_JWT_SECRET: a flag shows in ps)')
@@ -203,6 +206,7 @@ interface ServeOptions {
   readonly queryTimeout: number;
   readonly allowOpenWrites: boolean;
   readonly files: string;
+  readonly corsOrigin: string | undefined;
   readonly jwtSecret: string | undefined;
   readonly jwtPublicKey: string | undefined;
   readonly jwksUrl: string | undefined;
@@ -270,6 +274,7 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
     logger: { level: process.env['LOG_LEVEL'] ?? 'info' },
     exposeInternals: process.env['NODE_ENV'] === 'development',
     requireIfMatch: options.requireIfMatch,
+    ...corsOption(options.corsOrigin),
     graphql: {
       // Field suggestions help developers and help attackers map a schema: off in production.
       hideSuggestions: production,
@@ -342,6 +347,21 @@ function describe(error: unknown): string {
   if (isApiError(error)) return `${error.code}: ${error.detail ?? error.title}`;
   if (error instanceof Error) return error.message;
   return String(error);
+}
+
+/** `--cors-origin`: `*`, or origins separated by commas; each checked here, so a typo stops the start with one line. */
+function corsOption(flag: string | undefined): { cors?: CorsOptions } {
+  const entries = (flag ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  if (entries.length === 0) return {};
+  if (entries.includes('*')) {
+    if (entries.length > 1) throw new CliError('--cors-origin: * allows every origin; give it alone');
+    return { cors: { origins: '*' } };
+  }
+  try {
+    return { cors: { origins: entries.map(normaliseOrigin) } };
+  } catch (error) {
+    throw new CliError(`--cors-origin: ${(error as Error).message.replace(/^allowedOrigins: /, '')}`);
+  }
 }
 
 function parsePort(value: string): number {

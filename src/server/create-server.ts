@@ -120,7 +120,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     frameworkErrors: (error, request, reply) => {
       closeAfterUnreadBody(request, reply, linger);
       const problem = new ApiError(error.statusCode === 414 ? 'URI_TOO_LONG' : 'BAD_REQUEST', { detail: error.message });
-      void (reply as FastifyReply).code(problem.status).type(PROBLEM_CONTENT_TYPE).send(problemOf(problem, request.url));
+      // Sent before any hook runs, so without the edge's onSend: nosniff is set here.
+      void (reply as FastifyReply).code(problem.status).type(PROBLEM_CONTENT_TYPE).header('x-content-type-options', 'nosniff').send(problemOf(problem, request.url));
     },
   });
   edge.attach(app.server, app.log);
