@@ -9,7 +9,8 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 /**
  * `GET /assets/<hash>/<name>`: the pages' scripts, styles and icons from the
  * asset store, in br or gzip made once (never compressed per request), with
- * a strong ETag per encoding. Images are sent as they are.
+ * a strong ETag per encoding (an icon compresses to a fifth, so it is
+ * compressed too).
  */
 export function registerAssetRoutes(app: FastifyInstance, assets: AssetStore): void {
   app.get(`${ASSET_PREFIX}:hash/:name`, { logLevel: 'warn' }, async (request, reply) => {
@@ -17,7 +18,7 @@ export function registerAssetRoutes(app: FastifyInstance, assets: AssetStore): v
     const asset = await assets.find(path);
     if (asset === undefined) throw new ApiError('ROUTE_NOT_FOUND', { detail: `No asset at ${path.slice(0, 200)}` });
     const accept = request.headers['accept-encoding'];
-    const encoding = asset.type.startsWith('image/') ? undefined : negotiateEncoding(Array.isArray(accept) ? accept.join(', ') : accept);
+    const encoding = negotiateEncoding(Array.isArray(accept) ? accept.join(', ') : accept);
     const etag = asset.etag(encoding);
     void reply.header('cache-control', IMMUTABLE).header('etag', etag).header('vary', 'Accept-Encoding');
     const ifNoneMatch = request.headers['if-none-match'];

@@ -4,9 +4,10 @@ import { matchingTag } from '../engine/validators.js';
 
 /**
  * What is worth compressing: JSON of any flavour (REST, problem+json,
- * GraphQL's responses), HTML, scripts and styles. Not images or uploaded
- * files (already compressed, and a byte range of a file must stay a range of
- * its bytes), not event streams (each event must leave at once).
+ * GraphQL's responses), HTML, scripts and styles; the plugin adds the types
+ * mime-db marks compressible (such as image/x-icon). Not photos or other
+ * compressed formats, not byte ranges (a range of a file must stay a range
+ * of its bytes), not event streams (each event must leave at once).
  */
 const COMPRESSIBLE = /^(?:application\/(?:[\w.+-]+\+)?json|text\/(?:html|css|javascript|plain)|application\/javascript)\s*(?:;|$)/i;
 
@@ -44,10 +45,12 @@ const tagCompressed: onSendHookHandler = (request, reply, payload, done) => {
   if (reply.statusCode === 304) {
     if (typeof etag === 'string') answerHeldTag(request, reply, etag);
     addVary(reply);
-  } else if (isCompressible(reply)) {
-    addVary(reply);
+  } else {
+    // The plugin also compresses types mime-db calls compressible (an icon, say), so the coding is what counts.
     const coding = reply.getHeader('content-encoding');
-    if (typeof etag === 'string' && (coding === 'br' || coding === 'gzip') && !etag.endsWith(`-${coding}"`)) {
+    const compressed = coding === 'br' || coding === 'gzip';
+    if (compressed || isCompressible(reply)) addVary(reply);
+    if (compressed && typeof etag === 'string' && !etag.endsWith(`-${coding}"`)) {
       void reply.header('etag', `${etag.slice(0, -1)}-${coding}"`);
     }
   }

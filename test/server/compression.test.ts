@@ -166,6 +166,13 @@ describeEachDialect('compression and security headers', (ctx) => {
     expect(revalidated.status).toBe(304);
     expect(revalidated.headers['etag']).toBe(br.headers['etag']);
     expect((await raw(server.url, 'GET', '/assets/nothing/graphiql.js')).status).toBe(404);
+    // Every asset of the page (the icon too) names its coding in its ETag.
+    for (const [, asset] of html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)) {
+      const response = await raw(server.url, 'GET', asset ?? '', { 'accept-encoding': 'br' });
+      expect(response.headers['content-encoding'], asset).toBe('br');
+      expect(response.headers['etag'], asset).toMatch(/-br"$/);
+      expect(response.headers['vary'], asset).toBe('Accept-Encoding');
+    }
 
     const docs = await raw(server.url, 'GET', '/docs/', { 'accept-encoding': 'br' });
     expect(docs.headers['content-security-policy']).toContain("script-src 'self';");
