@@ -253,6 +253,8 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
         'Add rules (docs/rules.md), listen on 127.0.0.1, or pass --allow-open-writes if that is what you want.',
     );
   }
+  // Checked before the database is opened: a typo in an origin touches nothing.
+  const cors = corsOption(options.corsOrigin);
   const db = await openDatabase(options.db, { statementTimeoutMs: options.queryTimeout });
   const result = await migrate(db, model, { allowDestructive: false, dryRun: false }).catch(async (error: unknown) => {
     await db.close();
@@ -274,7 +276,7 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
     logger: { level: process.env['LOG_LEVEL'] ?? 'info' },
     exposeInternals: process.env['NODE_ENV'] === 'development',
     requireIfMatch: options.requireIfMatch,
-    ...corsOption(options.corsOrigin),
+    ...cors,
     graphql: {
       // Field suggestions help developers and help attackers map a schema: off in production.
       hideSuggestions: production,
