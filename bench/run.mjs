@@ -21,7 +21,8 @@ import { machine, memory } from './lib/proc-stats.mjs';
 import { freePort, ProcessSet } from './lib/processes.mjs';
 import { profile } from './lib/profile.mjs';
 import { evaluateTargets, markdown, TARGETS, YARDSTICK } from './lib/report.mjs';
-import { WORKLOADS } from './lib/workloads.mjs';
+import { memberAuthorization, MEMBER } from './lib/member-token.mjs';
+import { W4_QUERY, W5_QUERY, WORKLOADS } from './lib/workloads.mjs';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const root = dirname(benchDir);
@@ -50,7 +51,7 @@ if (args.help) {
   --duration S         seconds per measured run (default 10; quick 1)
   --warmup S           seconds of warm-up per peer and workload (default 3; quick 0.3)
   --connections N      concurrent connections (default 10)
-  --workloads W1,W4    only these workloads
+  --workloads W1,W4    only these workloads (W0–W10; W1a and W4a: W1 and W4 under the example's rules, anonymous and as a member with a JWT)
   --peers a,b          only these peers (${PEERS.map((peer) => peer.name).join(', ')})
   --pg URL             PostgreSQL database to create and drop (default postgres://postgres@127.0.0.1:5432/diglot_bench, or BENCH_PG_URL)
   --no-pg              skip every PostgreSQL peer
@@ -200,13 +201,13 @@ async function main() {
       log,
       env,
       pgUrl: profilePg ? pgUrl : undefined,
-      config: { ...config, peers, workloads: args.workloads?.split(',').map((w) => w.trim().toUpperCase()), duration: Number(args.duration ?? 10), warmup: Number(args.warmup ?? 2) },
+      config: { ...config, peers, workloads: args.workloads?.split(',').map((w) => WORKLOADS.find((workload) => workload.id.toUpperCase() === w.trim().toUpperCase())?.id ?? w.trim()), duration: Number(args.duration ?? 10), warmup: Number(args.warmup ?? 2) },
     });
     return;
   }
 
   const wanted = args.workloads?.split(',').map((w) => w.trim().toUpperCase());
-  const workloads = WORKLOADS.filter((w) => wanted === undefined || wanted.includes(w.id));
+  const workloads = WORKLOADS.filter((w) => wanted === undefined || wanted.includes(w.id.toUpperCase()));
   const peerFilter = args.peers?.split(',').map((peer) => peer.trim());
   const peerWanted = (name) => (peerFilter === undefined || peerFilter.includes(name)) && (pgUrl !== undefined || peerByName.get(name)?.db !== 'pg');
   // Quick runs keep only the peers a target compares (and each workload's yardstick); the others are context.
@@ -256,7 +257,8 @@ async function main() {
           skips.push({ workload: workload.id, peer: name, reason: spec.skip });
           continue;
         }
-        const problem = await check(contextOf(name), spec);
+        // A write's check creates records: it runs when the writes' turn comes (below), not before the reads.
+        const problem = workload.write === true ? undefined : await check(contextOf(name), spec);
         if (problem !== undefined) {
           skips.push({ workload: workload.id, peer: name, reason: problem });
           continue;
@@ -279,9 +281,25 @@ async function main() {
 
   const total = plan.length * (config.warmup + config.reps * config.duration);
   log(`Warm-up, then ${config.reps} repetitions of ${plan.length} runs (about ${Math.ceil(total / 60)} min)`);
-  for (const { name, spec } of plan) {
-    await warmUp({ origin: servers.get(name).origin, requests: spec.requests, seconds: config.warmup, connections: config.connections });
-  }
+  // Writes are checked and warmed up when their phase begins: records created earlier would change what
+  // the reads return (Diglot's time-ordered ids sort before the seeded ones, so W5's users(first: 50)
+  // would list 50 new users without posts, on Diglot's copy and not on the peers' that do not write).
+  const warm = async (entries) => {
+    for (const { name, spec } of entries) {
+      await warmUp({ origin: servers.get(name).origin, requests: spec.requests, seconds: config.warmup, connections: config.connections });
+    }
+  };
+  await warm(plan.filter((entry) => entry.workload.write !== true));
+  const startWrites = async () => {
+    for (const entry of plan.filter((candidate) => candidate.workload.write === true)) {
+      const problem = await check(contextOf(entry.name), entry.spec);
+      if (problem === undefined) continue;
+      skips.push({ workload: entry.workload.id, peer: entry.name, reason: problem });
+      plan.splice(plan.indexOf(entry), 1);
+    }
+    notes.push(...(await compareCreates(contextOf, workloads)));
+    await warm(plan.filter((entry) => entry.workload.write === true));
+  };
 
   const runs = [];
   // The largest WAL file each SQLite server had after a write run. A server
@@ -293,6 +311,7 @@ async function main() {
   // (Diglot's time-ordered ids sort before the seeded ones, so users(first: 50) would list them).
   const phases = [workloads.filter((workload) => workload.write !== true), workloads.filter((workload) => workload.write === true)];
   for (const phase of phases) for (let rep = 1; rep <= config.reps; rep++) {
+    if (rep === 1 && phase === phases[1] && phase.length > 0) await startWrites();
     for (const workload of phase) {
       const entries = plan.filter((entry) => entry.workload === workload);
       // Rotate the order each repetition: no peer always runs first (or right after a write-heavy one).
@@ -352,19 +371,84 @@ async function check(ctx, spec) {
   return undefined;
 }
 
-/** The REST peers must give the same record for the same question; differences are reported, not hidden. */
+/** The keys whose values differ between two answers (compared as JSON), `ignore` left out. */
+function differingKeys(expected, actual, ignore = []) {
+  return Object.keys({ ...expected, ...actual }).filter((key) => !ignore.includes(key) && JSON.stringify(expected?.[key]) !== JSON.stringify(actual?.[key]));
+}
+
+/**
+ * The peers must give the same answer to the same question: differences are
+ * reported, not hidden. W1 (a user), W3 (the posts page; cursors are opaque,
+ * so only their presence is compared), W4 and W5 (the GraphQL data of
+ * the mercurius peers against Diglot's), and, under the rules, that a
+ * stranger gets no e-mail address and the member gets their own.
+ */
 async function compareAnswers(contextOf, id, workloads) {
-  if (!workloads.some((workload) => workload.id === 'W1')) return [];
+  const ran = (w) => workloads.some((workload) => workload.id === w);
   const reference = contextOf('diglot-sqlite');
   if (reference === undefined) return [];
-  const expected = (await reference.call({ path: `/users/${id}` })).json;
   const notes = [];
-  for (const name of ['diglot-pg', 'fastify-sqlite', 'fastify-pg', 'json-server']) {
+  const label = (name) => peerByName.get(name).label;
+  const restPeers = ['diglot-pg', 'fastify-sqlite', 'fastify-pg', 'lean-sqlite', 'lean-pg', 'json-server'];
+  if (ran('W1') || ran('W1a')) {
+    const path = `/users/${id}`;
+    const expected = (await reference.call({ path })).json;
+    for (const name of restPeers) {
+      const ctx = contextOf(name);
+      if (ctx === undefined) continue;
+      const differing = differingKeys(expected, (await ctx.call({ path })).json);
+      if (differing.length > 0) notes.push(`W1: ${label(name)} answers ${path} differently from Diglot (SQLite) in: ${differing.join(', ')}`);
+    }
+  }
+  if (ran('W3')) {
+    const path = `/users/${id}/posts?sort=-createdAt&limit=10`;
+    const expected = (await reference.call({ path })).json;
+    for (const name of restPeers.filter((peer) => peer !== 'json-server')) {
+      const ctx = contextOf(name);
+      if (ctx === undefined) continue;
+      const actual = (await ctx.call({ path })).json;
+      const differing = differingKeys(expected, actual, ['nextCursor', 'prevCursor']);
+      if (typeof expected?.nextCursor !== typeof actual?.nextCursor) differing.push('nextCursor');
+      if (differing.length > 0) notes.push(`W3: ${label(name)} answers ${path} differently from Diglot (SQLite) in: ${differing.join(', ')}`);
+    }
+  }
+  for (const [w, query, variables] of [
+    ['W4', W4_QUERY, { id }],
+    ['W5', W5_QUERY, undefined],
+  ]) {
+    if (!ran(w)) continue;
+    const ask = async (ctx) => (await ctx.call({ method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) })).json;
+    const expected = await ask(reference);
+    for (const name of ['mercurius-sqlite', 'mercurius-batched-sqlite', 'mercurius-pg', 'diglot-pg']) {
+      const ctx = contextOf(name);
+      if (ctx === undefined) continue;
+      const actual = await ask(ctx);
+      if (JSON.stringify(actual) !== JSON.stringify(expected)) notes.push(`${w}: ${label(name)} answers differently from Diglot (SQLite): ${JSON.stringify(actual).slice(0, 200)}`);
+    }
+  }
+  if (ran('W1a')) {
+    const stranger = (await contextOf('diglot-rules-sqlite')?.call({ path: `/users/${MEMBER.id}` }))?.json;
+    const member = (await contextOf('diglot-member-sqlite')?.call({ path: `/users/${MEMBER.id}`, headers: memberAuthorization() }))?.json;
+    if (stranger !== undefined && 'email' in stranger) notes.push('W1a: under the rules, an anonymous caller was given an e-mail address: the rules are not in force');
+    if (member !== undefined && !('email' in member)) notes.push("W1a: the member's own record came without their e-mail address: the token was not taken");
+  }
+  return notes;
+}
+
+/** W6: the record a create answers with, the same in Diglot and the hand-written servers (but for id, e-mail and timestamps). Run when the writes begin. */
+async function compareCreates(contextOf, workloads) {
+  if (!workloads.some((workload) => workload.id === 'W6')) return [];
+  const reference = contextOf('diglot-sqlite');
+  if (reference === undefined) return [];
+  const notes = [];
+  const create = (ctx, tag) =>
+    ctx.call({ method: 'POST', path: '/users', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Compared User', email: `compared.${tag}.${Date.now()}@example.com`, bio: 'Same answer?' }) });
+  const expected = (await create(reference, 'diglot')).json;
+  for (const name of ['fastify-sqlite', 'fastify-pg', 'lean-sqlite', 'lean-pg']) {
     const ctx = contextOf(name);
     if (ctx === undefined) continue;
-    const actual = (await ctx.call({ path: `/users/${id}` })).json;
-    const differing = Object.keys({ ...expected, ...actual }).filter((key) => JSON.stringify(expected?.[key]) !== JSON.stringify(actual?.[key]));
-    if (differing.length > 0) notes.push(`W1: ${peerByName.get(name).label} answers /users/${id} differently from Diglot (SQLite) in: ${differing.join(', ')}`);
+    const differing = differingKeys(expected, (await create(ctx, name.replace(/[^a-z]/g, ''))).json, ['id', 'email', 'createdAt', 'updatedAt']);
+    if (differing.length > 0) notes.push(`W6: ${peerByName.get(name).label} answers POST /users differently from Diglot (SQLite) in: ${differing.join(', ')}`);
   }
   return notes;
 }

@@ -5,10 +5,10 @@
  */
 export { loadSchema, loadSchemaFiles, formatProblems, type LoadSchemaResult, type SchemaProblem } from './schema/load-schema.js';
 export type { Model, ResourceType, Field } from './schema/model.js';
-export { openDatabase } from './storage/open-database.js';
+export { openDatabase, type OpenDatabaseOptions } from './storage/open-database.js';
 export type { Database } from './storage/dialect.js';
-export { migrate, formatPlan } from './storage/migrate/migrate.js';
-export { createEngine, type Engine, type EngineOptions } from './engine/engine.js';
+export { migrate, formatPlan, type MigrateOptions, type MigrateResult } from './storage/migrate/migrate.js';
+export { createEngine, EXAMPLE_COUNTS, type Engine, type EngineOptions, type SeedOptions } from './engine/engine.js';
 export { createFileService, type FileService, type FileServiceOptions } from './files/file-service.js';
 export { createLocalFileStore } from './files/local-file-store.js';
 export type { FileStore, StagedFile, StoredFile } from './files/file-store.js';

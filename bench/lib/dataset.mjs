@@ -145,7 +145,7 @@ export async function buildDataset({ root, dataDir, pgUrl, log, jsonServer = tru
     const rows = await seedInto(where, copies.diglot, files.sqlite);
     log(`  SQLite: seeded ${describeRows(rows)} in ${seconds(started)}`);
     // Seeding closed the database cleanly (WAL checkpointed): the file alone is the data set.
-    for (const name of ['fastify', 'mercurius']) {
+    for (const name of ['fastify', 'mercurius', 'lean', 'batched', 'rules', 'member']) {
       copies[name] = join(dataDir, `${name}.db`);
       copyFileSync(copies.diglot, copies[name]);
     }
@@ -164,7 +164,9 @@ export async function buildDataset({ root, dataDir, pgUrl, log, jsonServer = tru
     log(`  json-server: wrote db.json (users and posts) in ${seconds(started)}`);
   }
 
-  return { schemaFile, sqlite: copies, pgUrl, dbJson, diglotFiles: files, filesDir: join(dataDir, 'files'), rows };
+  // The same tables serve the example with its rules: the @allow directives change no column.
+  const rulesSchemaFile = join(root, 'examples/social/schema.graphql');
+  return { schemaFile, rulesSchemaFile, sqlite: copies, pgUrl, dbJson, diglotFiles: files, filesDir: join(dataDir, 'files'), rows };
 }
 
 async function seedPostgres(where, pgUrl, filesDir, log) {

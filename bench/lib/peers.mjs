@@ -5,6 +5,7 @@
 
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { JWT_SECRET } from './member-token.mjs';
 
 /**
  * The V8 flags Diglot's CLI gives a server by replacing its own process. It
@@ -22,9 +23,14 @@ export const PEERS = [
   { name: 'fastify-fixed', label: 'Fastify, fixed body (the framework alone)', db: 'none' },
   { name: 'diglot-sqlite', label: 'Diglot, SQLite', db: 'sqlite', copy: 'diglot', diglot: true },
   { name: 'diglot-pg', label: 'Diglot, PostgreSQL', db: 'pg', diglot: true },
+  { name: 'diglot-rules-sqlite', label: "Diglot, SQLite, the example's rules, anonymous", db: 'sqlite', copy: 'rules', diglot: true, rules: true },
+  { name: 'diglot-member-sqlite', label: "Diglot, SQLite, the example's rules, a member's JWT", db: 'sqlite', copy: 'member', diglot: true, rules: true },
   { name: 'fastify-sqlite', label: 'Fastify + better-sqlite3 (hand-written REST)', db: 'sqlite', copy: 'fastify' },
   { name: 'fastify-pg', label: 'Fastify + pg (hand-written REST)', db: 'pg' },
   { name: 'mercurius-sqlite', label: 'Fastify + mercurius + better-sqlite3 (hand-written GraphQL)', db: 'sqlite', copy: 'mercurius' },
+  { name: 'lean-sqlite', label: 'Fastify + better-sqlite3, lean (JSON.stringify, no ETag)', db: 'sqlite', copy: 'lean' },
+  { name: 'lean-pg', label: 'Fastify + pg, lean (JSON.stringify, no ETag)', db: 'pg' },
+  { name: 'mercurius-batched-sqlite', label: 'Fastify + mercurius + better-sqlite3, one statement per level', db: 'sqlite', copy: 'batched' },
   { name: 'mercurius-pg', label: 'Fastify + mercurius + pg (hand-written GraphQL)', db: 'pg' },
   { name: 'postgraphile', label: 'PostGraphile 5, PostgreSQL', db: 'pg' },
   { name: 'json-server', label: 'json-server 1 (beta), db.json', db: 'memory' },
@@ -41,11 +47,12 @@ export function sqliteFileOf(name, dataset) {
 /** How to start a peer: script, arguments, environment, working directory and a path that answers once it is up. */
 export function launchSpec(name, { root, benchDir, dataset, dataDir, port, diglotFlags = () => [] }) {
   const server = (file) => join(benchDir, 'servers', file);
-  const diglot = (db, files) => ({
+  // The rules peers serve the example schema as it is, with its @allow rules, and accept the run's member tokens.
+  const diglot = (db, files, rules = false) => ({
     script: join(root, 'dist/cli/main.js'),
     nodeArgs: diglotFlags(db),
-    args: ['serve', '--schema', dataset.schemaFile, '--db', db, '--files', files, '--port', String(port), '--host', '127.0.0.1'],
-    env: { LOG_LEVEL: 'warn' },
+    args: ['serve', '--schema', rules ? dataset.rulesSchemaFile : dataset.schemaFile, '--db', db, '--files', files, '--port', String(port), '--host', '127.0.0.1'],
+    env: rules ? { LOG_LEVEL: 'warn', DIGLOT_JWT_SECRET: JWT_SECRET } : { LOG_LEVEL: 'warn' },
     cwd: dataDir,
     readyPath: '/healthz',
   });
@@ -58,12 +65,21 @@ export function launchSpec(name, { root, benchDir, dataset, dataDir, port, diglo
       return diglot(sqliteFileOf(name, dataset), dataset.diglotFiles.sqlite);
     case 'diglot-pg':
       return diglot(dataset.pgUrl, dataset.diglotFiles.pg);
+    case 'diglot-rules-sqlite':
+    case 'diglot-member-sqlite':
+      return diglot(sqliteFileOf(name, dataset), dataset.diglotFiles.sqlite, true);
     case 'fastify-sqlite':
       return { script: server('hand-rest.mjs'), args: ['--port', String(port), '--db', sqliteFileOf(name, dataset), '--files', dataset.filesDir], readyPath: '/users/1' };
     case 'fastify-pg':
       return { script: server('hand-rest.mjs'), args: ['--port', String(port), '--db', dataset.pgUrl, '--files', dataset.filesDir], readyPath: '/users/1' };
     case 'mercurius-sqlite':
       return { script: server('hand-graphql.mjs'), args: ['--port', String(port), '--db', sqliteFileOf(name, dataset)], readyPath: '/graphql?query={__typename}' };
+    case 'lean-sqlite':
+      return { script: server('lean-rest.mjs'), args: ['--port', String(port), '--db', sqliteFileOf(name, dataset)], readyPath: '/users/1' };
+    case 'lean-pg':
+      return { script: server('lean-rest.mjs'), args: ['--port', String(port), '--db', dataset.pgUrl], readyPath: '/users/1' };
+    case 'mercurius-batched-sqlite':
+      return { script: server('hand-graphql.mjs'), args: ['--port', String(port), '--db', sqliteFileOf(name, dataset), '--batched'], readyPath: '/graphql?query={__typename}' };
     case 'mercurius-pg':
       return { script: server('hand-graphql.mjs'), args: ['--port', String(port), '--db', dataset.pgUrl], readyPath: '/graphql?query={__typename}' };
     case 'postgraphile':

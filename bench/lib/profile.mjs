@@ -38,7 +38,9 @@ export async function profile({ root, benchDir, dataDir, processes, log, env, co
   const profiled = (config.workloads ?? DEFAULT_PROFILED).filter((id) => id !== 'W10' && id in YARDSTICK).map((id) => [id, yardstickOf(id)]);
   for (const [id, yardstick] of profiled) {
     const workload = WORKLOADS.find((w) => w.id === id);
-    const peers = config.peers?.filter((peer) => peer in workload.peers && (pgUrl !== undefined || peerByName.get(peer)?.db !== 'pg')) ?? ['diglot-sqlite', yardstick];
+    // W1a and W4a compare Diglot with itself (open schema, rules, a member's JWT): all three are profiled.
+    const byDefault = yardstick === 'diglot-sqlite' ? Object.keys(workload.peers) : ['diglot-sqlite', yardstick];
+    const peers = config.peers?.filter((peer) => peer in workload.peers && (pgUrl !== undefined || peerByName.get(peer)?.db !== 'pg')) ?? byDefault;
     for (const peer of peers) {
       const port = await freePort();
       const spec = launchSpec(peer, { root, benchDir, dataset, dataDir, port, diglotFlags });

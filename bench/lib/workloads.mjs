@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { memberAuthorization } from './member-token.mjs';
 
 const USER_FIELDS =
   'id name email username profilePicture bio pronouns location website company jobTitle phone birthday timezone locale role isVerified isPrivate emailNotifications theme interests preferences suspendedReason lastSeenAt handle createdAt updatedAt';
@@ -19,7 +20,7 @@ const PGL_POST_FIELDS = 'rowId title body authorId status publishedAt tags cover
 export const W4_QUERY = 'query W4($id: ID!) { user(id: $id) { name posts(first: 10) { title } followers(first: 10) { name } } }';
 const W4_PGL =
   'query W4($id: String!) { userByRowId(rowId: $id) { name postsByAuthorId(first: 10, orderBy: PRIMARY_KEY_ASC) { nodes { title } } usersFollowersBySourceId(first: 10, orderBy: PRIMARY_KEY_ASC) { nodes { userByTargetId { name } } } } }';
-const W5_QUERY = 'query W5 { users(first: 50) { name posts(first: 5) { title } } }';
+export const W5_QUERY = 'query W5 { users(first: 50) { name posts(first: 5) { title } } }';
 const W5_PGL = 'query W5 { allUsers(first: 50, orderBy: PRIMARY_KEY_ASC) { nodes { name postsByAuthorId(first: 5, orderBy: PRIMARY_KEY_ASC) { nodes { title } } } } }';
 
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json' };
@@ -118,6 +119,8 @@ export const WORKLOADS = [
       'diglot-pg': (ctx) => ({ requests: perId(ids4(ctx), (id) => get(`/users/${id}`)) }),
       'fastify-sqlite': (ctx) => ({ requests: perId(ids4(ctx), (id) => get(`/users/${id}`)) }),
       'fastify-pg': (ctx) => ({ requests: perId(ids4(ctx), (id) => get(`/users/${id}`)) }),
+      'lean-sqlite': (ctx) => ({ requests: perId(ids4(ctx), (id) => get(`/users/${id}`)) }),
+      'lean-pg': (ctx) => ({ requests: perId(ids4(ctx), (id) => get(`/users/${id}`)) }),
       'json-server': (ctx) => ({ requests: perId(ids4(ctx), (id) => get(`/users/${id}`)) }),
       'mercurius-sqlite': (ctx) => ({ requests: perId(ids4(ctx), (id) => gql(`query W1($id: ID!) { user(id: $id) { ${USER_FIELDS} } }`, { id })) }),
       'mercurius-pg': (ctx) => ({ requests: perId(ids4(ctx), (id) => gql(`query W1($id: ID!) { user(id: $id) { ${USER_FIELDS} } }`, { id })) }),
@@ -148,6 +151,8 @@ export const WORKLOADS = [
       'diglot-pg': (ctx) => ({ requests: perId(ids4(ctx), (id) => get(`/users/${id}/posts?sort=-createdAt&limit=10`)) }),
       'fastify-sqlite': (ctx) => ({ requests: perId(ids4(ctx), (id) => get(`/users/${id}/posts?sort=-createdAt&limit=10`)) }),
       'fastify-pg': (ctx) => ({ requests: perId(ids4(ctx), (id) => get(`/users/${id}/posts?sort=-createdAt&limit=10`)) }),
+      'lean-sqlite': (ctx) => ({ requests: perId(ids4(ctx), (id) => get(`/users/${id}/posts?sort=-createdAt&limit=10`)) }),
+      'lean-pg': (ctx) => ({ requests: perId(ids4(ctx), (id) => get(`/users/${id}/posts?sort=-createdAt&limit=10`)) }),
       'json-server': (ctx) => ({ requests: perId(ids4(ctx), (id) => get(`/posts?author=${id}&_sort=-createdAt&_page=1&_per_page=10`)) }),
       'mercurius-sqlite': (ctx) =>
         ({ requests: perId(ids4(ctx), (id) => gql(`query W3($id: ID!) { user(id: $id) { posts(first: 10, newestFirst: true) { ${HAND_POST_FIELDS} } } }`, { id })) }),
@@ -167,6 +172,7 @@ export const WORKLOADS = [
       'diglot-sqlite': (ctx) => ({ requests: perId(ids4(ctx), (id) => gql(W4_QUERY, { id })) }),
       'diglot-pg': (ctx) => ({ requests: perId(ids4(ctx), (id) => gql(W4_QUERY, { id })) }),
       'mercurius-sqlite': (ctx) => ({ requests: perId(ids4(ctx), (id) => gql(W4_QUERY, { id })) }),
+      'mercurius-batched-sqlite': (ctx) => ({ requests: perId(ids4(ctx), (id) => gql(W4_QUERY, { id })) }),
       'mercurius-pg': (ctx) => ({ requests: perId(ids4(ctx), (id) => gql(W4_QUERY, { id })) }),
       postgraphile: (ctx) => ({ requests: perId(ids4(ctx), (id) => gql(W4_PGL, { id })) }),
     },
@@ -178,8 +184,35 @@ export const WORKLOADS = [
       'diglot-sqlite': () => ({ requests: [gql(W5_QUERY)] }),
       'diglot-pg': () => ({ requests: [gql(W5_QUERY)] }),
       'mercurius-sqlite': () => ({ requests: [gql(W5_QUERY)] }),
+      'mercurius-batched-sqlite': () => ({ requests: [gql(W5_QUERY)] }),
       'mercurius-pg': () => ({ requests: [gql(W5_QUERY)] }),
       postgraphile: () => ({ requests: [gql(W5_PGL)] }),
+    },
+  },
+  {
+    id: 'W1a',
+    title: "W1 under the example's @allow rules: anonymous, and as a member (HS256 JWT), against anonymous on the open schema",
+    rest: true,
+    peers: {
+      'diglot-sqlite': (ctx) => ({ requests: perId(ids4(ctx), (id) => get(`/users/${id}`)) }),
+      'diglot-rules-sqlite': (ctx) => ({ requests: perId(ids4(ctx), (id) => get(`/users/${id}`)) }),
+      // One token for the whole run, as a signed-in client sends it: verified once, then found in the server's cache.
+      'diglot-member-sqlite': (ctx) => {
+        const auth = memberAuthorization();
+        return { requests: perId(ids4(ctx), (id) => get(`/users/${id}`, auth)) };
+      },
+    },
+  },
+  {
+    id: 'W4a',
+    title: "W4 under the example's @allow rules: anonymous, and as a member (HS256 JWT), against anonymous on the open schema",
+    peers: {
+      'diglot-sqlite': (ctx) => ({ requests: perId(ids4(ctx), (id) => gql(W4_QUERY, { id })) }),
+      'diglot-rules-sqlite': (ctx) => ({ requests: perId(ids4(ctx), (id) => gql(W4_QUERY, { id })) }),
+      'diglot-member-sqlite': (ctx) => {
+        const headers = { ...JSON_HEADERS, ...memberAuthorization() };
+        return { requests: perId(ids4(ctx), (id) => ({ ...gql(W4_QUERY, { id }), headers })) };
+      },
     },
   },
   {
@@ -192,6 +225,8 @@ export const WORKLOADS = [
       'diglot-pg': () => createUsers('diglot-pg'),
       'fastify-sqlite': () => createUsers('fastify-sqlite'),
       'fastify-pg': () => createUsers('fastify-pg'),
+      'lean-sqlite': () => createUsers('lean-sqlite'),
+      'lean-pg': () => createUsers('lean-pg'),
       'json-server': () => createUsers('json-server'),
     },
   },

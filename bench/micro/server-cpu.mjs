@@ -11,6 +11,13 @@
 // (/proc/<pid>/stat, user + system) divided by the requests it answered. Unlike requests a second, this
 // barely moves with the load generator's share of a 2-core machine. Linux only.
 //
+// `--builds` may also name the bench's hand-written servers, measured the same way beside a build:
+// `lean` (servers/lean-rest.mjs: no ETag, JSON.stringify; W1, W3, W6), `hand` (servers/hand-rest.mjs),
+// `mercurius` and `mercurius-batched` (servers/hand-graphql.mjs, per-parent or one-statement loaders; W4, W5).
+// `--variants open,rules,member` serves each Diglot build as the bench's open schema, as the example with its
+// @allow rules (anonymous requests), and with its rules to a member's HS256 JWT (`Authorization: Bearer`, the
+// secret given as DIGLOT_JWT_SECRET): the authenticated workloads W1a and W4a of the bench.
+//
 // Workloads (the bench's, `lib/workloads.mjs`): W1 GET /users/<id>, W3 the newest 10 posts of a user,
 // W4 the nested GraphQL query (POST), W5 50 users with 5 posts each (POST), W7 W1 revalidated (304), W8 W4 as a
 // persisted GET, revalidated (304), W9 a user with 10 posts and 10 followers (`?include=`), W6 POST /users (a new
@@ -24,6 +31,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createPgDatabase, databaseName, dropPgDatabase, writeOpenSchema } from '../lib/dataset.mjs';
 import { untilSoleDiglotOn } from '../lib/measure.mjs';
+import { JWT_SECRET, memberAuthorization } from '../lib/member-token.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
 const autocannon = createRequire(join(root, 'bench/package.json'))('autocannon');
@@ -34,8 +42,17 @@ const { values: options } = parseArgs({
     workload: { type: 'string', default: 'W7' },
     seconds: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '6' },
+    variants: { type: 'string', default: 'open' },
   },
 });
+/** The bench's hand-written servers, by the name `--builds` gives them. */
+const HAND_WRITTEN = {
+  lean: { script: 'bench/servers/lean-rest.mjs', args: [], ready: '/users/1' },
+  hand: { script: 'bench/servers/hand-rest.mjs', args: [], ready: '/users/1' },
+  mercurius: { script: 'bench/servers/hand-graphql.mjs', args: [], ready: '/graphql?query={__typename}' },
+  'mercurius-batched': { script: 'bench/servers/hand-graphql.mjs', args: ['--batched'], ready: '/graphql?query={__typename}' },
+};
+const member = memberAuthorization();
 const W4 = 'query ($id: ID!) { user(id: $id) { name posts(first: 10) { title } followers(first: 10) { name } } }';
 const W5 = '{ users(first: 50) { name posts(first: 5) { title } } }';
 // The bench's 100 ids, spread over the 10,000 users.
@@ -73,16 +90,21 @@ async function copyOfData(port) {
 /** The URLs of the PostgreSQL copies made, dropped at the end. */
 const pgCopies = [];
 
-async function start(build, port) {
+async function start(build, variant, port) {
   const db = await copyOfData(port);
-  const child = spawn(
-    process.execPath,
-    [join(root, build, 'cli/main.js'), 'serve', '--schema', writeOpenSchema(root, mkdtempSync(join(tmpdir(), 'diglot-schema-'))), '--db', db, '--port', String(port), '--host', '127.0.0.1'],
-    { env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] },
-  );
+  const hand = HAND_WRITTEN[build];
+  const schema = variant === 'open' ? writeOpenSchema(root, mkdtempSync(join(tmpdir(), 'diglot-schema-'))) : join(root, 'examples/social/schema.graphql');
+  const args =
+    hand === undefined
+      ? [join(root, build, 'cli/main.js'), 'serve', '--schema', schema, '--db', db, '--port', String(port), '--host', '127.0.0.1']
+      : [join(root, hand.script), '--port', String(port), '--db', db, ...hand.args];
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...(variant === 'open' ? {} : { DIGLOT_JWT_SECRET: JWT_SECRET }) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   for (let attempt = 0; attempt < 200; attempt++) {
     try {
-      await globalThis.fetch(`http://127.0.0.1:${port}/users/1`);
+      await globalThis.fetch(`http://127.0.0.1:${port}${hand?.ready ?? '/users/1'}`);
       return { child, db };
     } catch {
       await new Promise((done) => setTimeout(done, 100));
@@ -100,8 +122,14 @@ function stop(child) {
   return gone;
 }
 
+/** The workload's requests, with a member's token for the `member` variant. */
+async function requestsFor(origin, variant) {
+  const requests = await anonymousRequestsFor(origin);
+  return variant === 'member' ? requests.map((request) => ({ ...request, headers: { ...request.headers, ...member } })) : requests;
+}
+
 /** The workload's requests, with the ETags a revalidation sends fetched first. */
-async function requestsFor(origin) {
+async function anonymousRequestsFor(origin) {
   const persisted = encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(W4).digest('hex') } }));
   const requests = [];
   for (const id of ids) {
@@ -165,14 +193,16 @@ const load = (server, seconds) =>
 
 const servers = [];
 try {
-  for (const [index, build] of options.builds.split(',').entries()) {
+  const variants = options.variants.split(',');
+  const plan = options.builds.split(',').flatMap((build) => (build in HAND_WRITTEN ? [[build, 'open']] : variants.map((variant) => [build, variant])));
+  for (const [index, [build, variant]] of plan.entries()) {
     const port = 7400 + index;
-    const { child, db } = await start(build, port);
-    servers.push({ build, port, child, db, rounds: [] });
+    const { child, db } = await start(build, variant, port);
+    servers.push({ build: build in HAND_WRITTEN || variants.length === 1 ? build : `${build} (${variant})`, variant, hand: build in HAND_WRITTEN, port, child, db, rounds: [] });
   }
   // On PostgreSQL each server, alone on its copy, takes the writer lease: measure it with the lease.
-  if (options.db.startsWith('postgres')) for (const server of servers) await untilSoleDiglotOn(server.db, root);
-  for (const server of servers) server.requests = await requestsFor(`http://127.0.0.1:${server.port}`);
+  if (options.db.startsWith('postgres')) for (const server of servers) if (server.hand !== true) await untilSoleDiglotOn(server.db, root);
+  for (const server of servers) server.requests = await requestsFor(`http://127.0.0.1:${server.port}`, server.variant);
   for (const server of servers) await load(server, 2);
   for (let round = 0; round < Number(options.rounds); round++) {
     for (const server of round % 2 === 0 ? servers : [...servers].reverse()) {

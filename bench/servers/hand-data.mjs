@@ -91,14 +91,29 @@ function groupBy(rows, key, parents, map) {
   return parents.map((id) => groups.get(id) ?? []);
 }
 
-/** better-sqlite3: prepared once, run synchronously. */
-export function sqliteData(db) {
+/**
+ * better-sqlite3: prepared once, run synchronously. With `batched`, the
+ * loaders answer every parent with one statement (the issue 28 yardstick: a
+ * correlated `IN (… LIMIT ?)` per parent inside one statement, cheaper here
+ * than `row_number()` over all of the parents' posts: 0.55 against 4.5 ms
+ * for W5's 50 users, per-parent statements 0.93).
+ */
+export function sqliteData(db, { batched = false } = {}) {
   const byId = db.prepare('SELECT * FROM users WHERE id = ?');
   const firstPage = db.prepare('SELECT * FROM users ORDER BY id LIMIT ?');
   const pageAfter = db.prepare('SELECT * FROM users WHERE id > ? ORDER BY id LIMIT ?');
   const postsById = db.prepare('SELECT * FROM posts WHERE author_id = ? ORDER BY id LIMIT ?');
   const postsNewest = db.prepare('SELECT * FROM posts WHERE author_id = ? ORDER BY created_at DESC, id DESC LIMIT ?');
   const followers = db.prepare('SELECT u.* FROM users_followers f JOIN users u ON u.id = f.target_id WHERE f.source_id = ? ORDER BY u.id LIMIT ?');
+  const postsByIdMany = db.prepare(
+    'SELECT j.value AS owner_id, p.* FROM json_each(?) j JOIN posts p ON p.id IN (SELECT q.id FROM posts q WHERE q.author_id = j.value ORDER BY q.id LIMIT ?) ORDER BY j.key, p.id',
+  );
+  const postsNewestMany = db.prepare(
+    'SELECT j.value AS owner_id, p.* FROM json_each(?) j JOIN posts p ON p.id IN (SELECT q.id FROM posts q WHERE q.author_id = j.value ORDER BY q.created_at DESC, q.id DESC LIMIT ?) ORDER BY j.key, p.created_at DESC, p.id DESC',
+  );
+  const followersMany = db.prepare(
+    'SELECT j.value AS owner_id, u.* FROM json_each(?) j JOIN users u ON u.id IN (SELECT f.target_id FROM users_followers f WHERE f.source_id = j.value ORDER BY f.target_id LIMIT ?) ORDER BY j.key, u.id',
+  );
   const insertUser = db.prepare(
     `INSERT INTO users (id, ${USER_INSERT_COLUMNS.join(', ')}) VALUES (?, ${USER_INSERT_COLUMNS.map(() => '?').join(', ')}) RETURNING *`,
   );
@@ -113,8 +128,12 @@ export function sqliteData(db) {
     // Loaders: on SQLite a prepared statement per parent is cheaper than one
     // window-function statement over all of them (no round trips to save, and
     // each LIMIT stops early): measured 1.8 ms against 3.3 ms for W5's 50 users.
-    postsOfMany: (ids, limit, newest) => ids.map((id) => (newest ? postsNewest : postsById).all(id, limit).map(postFromSqlite)),
-    followersOfMany: (ids, limit) => ids.map((id) => followers.all(id, limit).map(userFromSqlite)),
+    postsOfMany: batched
+      ? (ids, limit, newest) => groupBy((newest ? postsNewestMany : postsByIdMany).all(JSON.stringify(ids), limit), 'owner_id', ids, postFromSqlite)
+      : (ids, limit, newest) => ids.map((id) => (newest ? postsNewest : postsById).all(id, limit).map(postFromSqlite)),
+    followersOfMany: batched
+      ? (ids, limit) => groupBy(followersMany.all(JSON.stringify(ids), limit), 'owner_id', ids, userFromSqlite)
+      : (ids, limit) => ids.map((id) => followers.all(id, limit).map(userFromSqlite)),
     // `.all()`, not `.get()`: `.get()` resets the statement after its first
     // row, before SQLite reports it done, and SQLite runs its WAL
     // auto-checkpoint only from a statement that ran to the end. With `.get()`

@@ -3,7 +3,10 @@
 // request into one statement, automatic persisted queries), over
 // better-sqlite3 or pg — the same data access as the REST yardstick.
 //
-//   node servers/hand-graphql.mjs --port 4000 --db <sqlite file | postgres://…>
+// With `--batched`, the SQLite loaders answer every parent with one statement
+// too (on PostgreSQL they always do): the issue 28 yardstick for W5.
+//
+//   node servers/hand-graphql.mjs --port 4000 --db <sqlite file | postgres://…> [--batched]
 
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
@@ -11,8 +14,8 @@ import { GraphQLScalarType } from 'graphql';
 import mercurius from 'mercurius';
 import { closeOnSignal, openData } from './open-data.mjs';
 
-const { values } = parseArgs({ options: { port: { type: 'string' }, db: { type: 'string' } } });
-const { data, close } = openData(values.db);
+const { values } = parseArgs({ options: { port: { type: 'string' }, db: { type: 'string' }, batched: { type: 'boolean', default: false } } });
+const { data, close } = openData(values.db, { batched: values.batched });
 
 const schema = `
   scalar JSON

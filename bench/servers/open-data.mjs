@@ -6,7 +6,8 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { pgData, sqliteData } from './hand-data.mjs';
 
-export function openData(target) {
+/** `batched`: on SQLite, the GraphQL loaders answer all parents with one statement (on PostgreSQL they always do). */
+export function openData(target, { batched = false } = {}) {
   if (/^postgres(?:ql)?:\/\//.test(target)) {
     const pool = new pg.Pool({ connectionString: target, max: 10, idleTimeoutMillis: 120_000 });
     return { data: pgData(pool), close: () => pool.end() };
@@ -15,7 +16,7 @@ export function openData(target) {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  return { data: sqliteData(db), close: async () => db.close() };
+  return { data: sqliteData(db, { batched }), close: async () => db.close() };
 }
 
 /** Stops the server and the database on SIGTERM/SIGINT. */

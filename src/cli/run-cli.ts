@@ -6,7 +6,7 @@ import { issueToken } from '../auth/issue-token.js';
 import { newId } from '../util/ids.js';
 import { ApiKeyStore } from '../storage/api-keys.js';
 import { createEngine, EXAMPLE_COUNTS, type Engine } from '../engine/engine.js';
-import { createFileService, DEFAULT_FILES_DIRECTORY } from '../files/file-service.js';
+import { createFileService } from '../files/file-service.js';
 import { isApiError } from '../errors/api-error.js';
 import { formatProblems, loadSchemaFiles } from '../schema/load-schema.js';
 import type { Model } from '../schema/model.js';
@@ -15,60 +15,58 @@ import { formatPlan, migrate } from '../storage/migrate/migrate.js';
 import { openDatabase } from '../storage/open-database.js';
 import { createServer } from '../server/create-server.js';
 import type { CorsOptions } from '../server/cors-policy.js';
-import { normaliseOrigin } from '../server/cross-site-guard.js';
-import { databaseFromEnv } from './database-env.js';
+import { checkPort, describePortError } from './check-port.js';
+import { optionsOf, schemaFilesOf, UnusableOptionsError } from './config/command-options.js';
+import { OPTIONS, type OptionKey } from './config/options.js';
+import { CONFIG_FILE } from './config/read-config-file.js';
+import { addOptions, type Options } from './config/resolve-options.js';
+import { initProject, InitRefusedError, STARTER_SCHEMA_FILE } from './init-project.js';
 import { demoSecretPath, loadDemoSecret } from './demo-secret.js';
+import { createLogStream } from './log-stream.js';
 
 /** Errors the CLI reports as one line and a non-zero exit, never a stack trace. */
 class CliError extends Error {}
 
-const DEFAULT_SCHEMA = 'examples/social/schema.graphql';
-const DEFAULT_DB = 'diglot.db';
 
 export async function runCli(argv: readonly string[]): Promise<void> {
   const program = new Command()
     .name('diglot')
     .description('One GraphQL SDL schema, served as REST and GraphQL from one engine, on SQLite or PostgreSQL.')
+    .version(packageVersion(), '-v, --version', 'print the version')
     .showHelpAfterError();
 
-  const withSchema = (command: Command): Command =>
-    command.option('-s, --schema <files...>', 'GraphQL SDL file(s)', [process.env['DIGLOT_SCHEMA'] ?? DEFAULT_SCHEMA]);
-  const withDb = (command: Command): Command =>
-    command.option('-d, --db <path|url>', 'SQLite file path or postgres:// URL', databaseFromEnv(process.env) ?? DEFAULT_DB);
-  const withFiles = (command: Command): Command =>
-    command.option('--files <dir>', 'directory for uploaded files and their resized variants', process.env['DIGLOT_FILES'] ?? DEFAULT_FILES_DIRECTORY);
-  const withListen = (command: Command): Command =>
-    command
-      .option('-p, --port <n>', 'port to listen on', parsePort, parsePort(process.env['PORT'] ?? '4000'))
-      .option('-H, --host <host>', 'interface to listen on', process.env['HOST'] ?? '127.0.0.1')
-      .option('--persisted-documents <file>', 'trusted GraphQL documents (JSON map of sha256 → query, or an Apollo manifest)', process.env['DIGLOT_PERSISTED_DOCUMENTS'])
-      .option('--only-persisted', 'accept only the trusted documents on /graphql', process.env['DIGLOT_ONLY_PERSISTED'] === 'true')
-      .option('--require-if-match', 'answer 428 to REST writes without If-Match', process.env['DIGLOT_REQUIRE_IF_MATCH'] === 'true')
-      .option('--allow-open-writes', 'serve a schema without @allow rules (anyone may change anything) on an address other than loopback', process.env['DIGLOT_ALLOW_OPEN_WRITES'] === 'true')
-      .option('--cors-origin <origins>', 'origins whose pages may call the API from a browser, comma-separated (https://app.example.com), or *', process.env['DIGLOT_CORS_ORIGIN'])
-      .option('--query-timeout <ms>', 'time budget of one SQL statement; past it the request answers 503 QUERY_TIMEOUT (0: none)', parseMilliseconds, parseMilliseconds(process.env['DIGLOT_QUERY_TIMEOUT'] ?? '5000'))
-      // The secret's default is read in the action, not given here: `--help` prints defaults.
-      .option('--jwt-secret <secret>', 'accept HS256/384/512 tokens signed with this secret, 32 bytes or more (prefer DIGLOT_JWT_SECRET: a flag shows in ps)')
-      .option('--jwt-public-key <file>', 'accept RS/PS/ES/EdDSA tokens signed by the key in this file (PEM or JWK)', process.env['DIGLOT_JWT_PUBLIC_KEY'])
-      .option('--jwks-url <url>', "accept RS/PS/ES/EdDSA tokens signed by a key of this JWKS (your identity provider's)", process.env['DIGLOT_JWKS_URL'])
-      .option('--jwt-issuer <iss>', 'accept only tokens with this iss', process.env['DIGLOT_JWT_ISSUER'])
-      .option('--jwt-audience <aud>', 'accept only tokens with this aud', process.env['DIGLOT_JWT_AUDIENCE'])
-      .option('--jwt-id-claim <path>', "the claim holding the principal's id (dotted path)", process.env['DIGLOT_JWT_ID_CLAIM'] ?? 'sub')
-      .option('--jwt-role-claim <path>', "the claim holding the principal's role (dotted path, such as app_metadata.role)", process.env['DIGLOT_JWT_ROLE_CLAIM'] ?? 'role');
+  program.option('-c, --config <file>', `configuration file (env DIGLOT_CONFIG; default ./${CONFIG_FILE} when it exists)`);
+  const env = process.env;
 
-  withSchema(program.command('check'))
-    .description('validate a schema; prints every problem as file:line:column CODE message')
-    .action(async (options: { schema: string[] }) => {
-      const model = await loadModel(options.schema);
-      process.stdout.write(`${options.schema.join(', ')}: ${model.types.length} types, ${model.joinTables.length} join tables, no problems\n`);
+  addOptions(program.command('init'), [])
+    .description(`start a project in this folder: a commented ${STARTER_SCHEMA_FILE}, ${CONFIG_FILE} with every option, .gitignore lines`)
+    .action(() => {
+      const result = initProject(process.cwd());
+      process.stdout.write(
+        [
+          `wrote ${result.written.join(', ')}`,
+          '',
+          `Next: edit ${STARTER_SCHEMA_FILE}, then \`npx diglot serve\` (REST on http://127.0.0.1:4000, GraphQL at /graphql, docs at /docs).`,
+          '',
+        ].join('\n'),
+      );
     });
 
-  withDb(withSchema(program.command('migrate')))
+  addOptions(program.command('check'), ['schema'])
+    .description('validate a schema; prints every problem as file:line:column CODE message')
+    .action(async (_flags: unknown, command: Command) => {
+      const schema = schemaFilesOf(optionsOf(command, ['schema'], env).schema);
+      const model = await loadModel(schema);
+      process.stdout.write(`${schema.join(', ')}: ${model.types.length} types, ${model.joinTables.length} join tables, no problems\n`);
+    });
+
+  addOptions(program.command('migrate'), ['schema', 'db'])
     .description('bring the database to the schema')
     .option('--dry-run', 'print the plan without applying it', false)
     .option('--allow-destructive', 'allow dropping columns and tables, and narrowing types', false)
-    .action(async (options: { schema: string[]; db: string; dryRun: boolean; allowDestructive: boolean }) => {
-      const model = await loadModel(options.schema);
+    .action(async (flags: { dryRun: boolean; allowDestructive: boolean }, command: Command) => {
+      const options = { ...optionsOf(command, ['schema', 'db'], env), ...flags };
+      const model = await loadModel(schemaFilesOf(options.schema));
       await withDatabase(options.db, async (db) => {
         const result = await migrate(db, model, { allowDestructive: options.allowDestructive, dryRun: options.dryRun });
         process.stdout.write(`${formatPlan(result.steps)}\n`);
@@ -76,11 +74,12 @@ export async function runCli(argv: readonly string[]): Promise<void> {
       });
     });
 
-  withFiles(withDb(withSchema(program.command('seed'))))
+  addOptions(program.command('seed'), ['schema', 'db', 'files'])
     .description('load deterministic demo data (1,000 users, 10,000 posts, 20,000 follows, 200 products, 2,000 orders for the example)')
     .option('--scale <factor>', 'multiply every count', parseScale, 1)
-    .action(async (options: { schema: string[]; db: string; scale: number; files: string }) => {
-      const model = await loadModel(options.schema);
+    .action(async (flags: { scale: number }, command: Command) => {
+      const options = { ...optionsOf(command, ['schema', 'db', 'files'], env), ...flags };
+      const model = await loadModel(schemaFilesOf(options.schema));
       await withDatabase(options.db, async (db) => {
         await migrate(db, model, { allowDestructive: false, dryRun: false });
         await seed(createEngine(model, db, { files: createFileService({ directory: options.files }) }), options.scale);
@@ -91,19 +90,21 @@ export async function runCli(argv: readonly string[]): Promise<void> {
     ['serve', 'migrate (non-destructive changes only) and serve REST and GraphQL', false],
     ['start', 'migrate, seed demo data if the database is empty, and serve (what `npm start` runs)', true],
   ] as const) {
-    withFiles(withListen(withDb(withSchema(program.command(name)))))
+    addOptions(program.command(name), SERVE_KEYS)
       .description(description)
-      .action(async (options: ServeOptions) => {
-        await serve(options, seedIfEmpty);
+      .action(async (_flags: unknown, command: Command) => {
+        const options = optionsOf(command, SERVE_KEYS, env);
+        await serve({ ...options, schema: schemaFilesOf(options.schema) }, seedIfEmpty);
       });
   }
 
   const keys = program.command('keys').description('API keys for machines: `Authorization: Bearer <key>`; only their hashes are stored');
-  withDb(keys.command('create'))
+  addOptions(keys.command('create'), ['db'])
     .description('make an API key and print it (only this once)')
     .requiredOption('--role <ROLE>', "the key's role (a value of the schema's role enum, such as ADMIN)")
     .requiredOption('--name <name>', 'a name to list and revoke it by (letters, digits, . _ -)')
-    .action(async (options: { db: string; role: string; name: string }) => {
+    .action(async (flags: { role: string; name: string }, command: Command) => {
+      const options = { ...optionsOf(command, ['db'], env), ...flags };
       if (!ROLE_NAME.test(options.role)) throw new CliError(`--role ${JSON.stringify(options.role)} is not an enum value name`);
       if (!API_KEY_NAME.test(options.name)) throw new CliError(`--name ${JSON.stringify(options.name)}: use up to 64 letters, digits, dots, dashes and underscores`);
       await withApiKeys(options.db, async (store) => {
@@ -116,10 +117,10 @@ export async function runCli(argv: readonly string[]): Promise<void> {
         process.stderr.write(`created API key ${options.name} (id ${id}, role ${options.role}); it is shown only now: the database keeps its hash\n`);
       });
     });
-  withDb(keys.command('list'))
+  addOptions(keys.command('list'), ['db'])
     .description('list the API keys (never the keys themselves)')
-    .action(async (options: { db: string }) => {
-      await withApiKeys(options.db, async (store) => {
+    .action(async (_flags: unknown, command: Command) => {
+      await withApiKeys(optionsOf(command, ['db'], env).db, async (store) => {
         const rows = (await store.list()).map((key) => [key.id, key.name, key.role, key.createdAt, key.revokedAt === null ? 'active' : `revoked ${key.revokedAt}`]);
         if (rows.length === 0) {
           process.stdout.write('no API keys\n');
@@ -128,11 +129,11 @@ export async function runCli(argv: readonly string[]): Promise<void> {
         process.stdout.write(formatTable([['ID', 'NAME', 'ROLE', 'CREATED', 'STATUS'], ...rows]));
       });
     });
-  withDb(keys.command('revoke'))
+  addOptions(keys.command('revoke'), ['db'])
     .description('revoke an API key by id or name; servers refuse it within a few seconds (they trust a looked-up key for 5 s)')
     .argument('<id|name>')
-    .action(async (which: string, options: { db: string }) => {
-      await withApiKeys(options.db, async (store) => {
+    .action(async (which: string, _flags: unknown, command: Command) => {
+      await withApiKeys(optionsOf(command, ['db'], env).db, async (store) => {
         const result = await store.revoke(which, new Date().toISOString());
         if (result === 'not-found') throw new CliError(`no API key has the id or name ${which}`);
         process.stdout.write(result === 'revoked' ? `revoked ${which}\n` : `${which} was already revoked\n`);
@@ -142,7 +143,11 @@ export async function runCli(argv: readonly string[]): Promise<void> {
   try {
     await program.parseAsync(argv);
   } catch (error) {
-    process.stderr.write(`diglot: ${describe(error)}\n`);
+    if (error instanceof UnusableOptionsError || error instanceof InitRefusedError) {
+      process.stderr.write(`${error.message.split('\n').map((line) => `diglot: ${line}`).join('\n')}\n`);
+    } else {
+      process.stderr.write(`diglot: ${describe(error)}\n`);
+    }
     process.exitCode = 1;
   }
 }
@@ -195,31 +200,14 @@ async function seed(engine: Engine, scale: number): Promise<void> {
   }
 }
 
-interface ServeOptions {
-  readonly schema: string[];
-  readonly db: string;
-  readonly port: number;
-  readonly host: string;
-  readonly persistedDocuments: string | undefined;
-  readonly onlyPersisted: boolean;
-  readonly requireIfMatch: boolean;
-  readonly queryTimeout: number;
-  readonly allowOpenWrites: boolean;
-  readonly files: string;
-  readonly corsOrigin: string | undefined;
-  readonly jwtSecret: string | undefined;
-  readonly jwtPublicKey: string | undefined;
-  readonly jwksUrl: string | undefined;
-  readonly jwtIssuer: string | undefined;
-  readonly jwtAudience: string | undefined;
-  readonly jwtIdClaim: string;
-  readonly jwtRoleClaim: string;
-}
+/** Every option the server takes: `serve` and `start` read them all. */
+const SERVE_KEYS = Object.keys(OPTIONS) as OptionKey[];
 
-/** The server's `auth` option from the flags and the environment; the admin key only ever from the environment (a flag would show in ps). */
+type ServeOptions = Omit<Options, 'schema'> & { readonly schema: readonly string[] };
+
+/** The server's `auth` option from the resolved options (the public key read from its file). */
 function authOptions(options: ServeOptions): AuthOptions {
-  const jwtSecret = options.jwtSecret ?? process.env['DIGLOT_JWT_SECRET'];
-  const adminKey = process.env['DIGLOT_ADMIN_KEY'];
+  const { jwtSecret, adminKey } = options;
   let jwtPublicKey: string | undefined;
   if (options.jwtPublicKey !== undefined) {
     try {
@@ -240,6 +228,14 @@ function authOptions(options: ServeOptions): AuthOptions {
   };
 }
 
+/** `--cors-origin` (each entry already checked by the option's kind): `*` alone, or a list of origins. */
+function corsOption(origins: readonly string[] | undefined): { cors?: CorsOptions } {
+  if (origins === undefined || origins.length === 0) return {};
+  if (!origins.includes('*')) return { cors: { origins } };
+  if (origins.length > 1) throw new CliError('--cors-origin: * allows every origin; give it alone');
+  return { cors: { origins: '*' } };
+}
+
 /** The user `diglot start`'s member token speaks for: the demo data's ids are "1".."n" (engine/seed). */
 const DEMO_USER = '42';
 const DEMO_TOKEN_SECONDS = 7 * 24 * 3600;
@@ -253,8 +249,10 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
         'Add rules (docs/rules.md), listen on 127.0.0.1, or pass --allow-open-writes if that is what you want.',
     );
   }
-  // Checked before the database is opened: a typo in an origin touches nothing.
-  const cors = corsOption(options.corsOrigin);
+  // `*` with origins beside it is a mistake: checked, like every option, before anything is created.
+  corsOption(options.corsOrigin);
+  // Nothing is created or migrated until the port is known to be ours.
+  await checkPort(options.host, options.port);
   const db = await openDatabase(options.db, { statementTimeoutMs: options.queryTimeout });
   const result = await migrate(db, model, { allowDestructive: false, dryRun: false }).catch(async (error: unknown) => {
     await db.close();
@@ -270,13 +268,14 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
   // The demo (`start`) has credentials ready to use: a secret made on first start and kept, unless the environment gives its own.
   const demo = seedIfEmpty ? { path: demoSecretPath(options.db, options.files), secret: loadDemoSecret(demoSecretPath(options.db, options.files)) } : undefined;
   if (demo !== undefined) auth = { jwtSecret: demo.secret.jwtSecret, adminKey: demo.secret.adminKey, ...auth };
+  const logStream = await createLogStream(process.stdout.isTTY);
   const app = await createServer({
     engine,
     auth,
-    logger: { level: process.env['LOG_LEVEL'] ?? 'info' },
+    logger: { level: options.logLevel, ...(logStream === undefined ? {} : { stream: logStream }) },
     exposeInternals: process.env['NODE_ENV'] === 'development',
     requireIfMatch: options.requireIfMatch,
-    ...cors,
+    ...corsOption(options.corsOrigin),
     graphql: {
       // Field suggestions help developers and help attackers map a schema: off in production.
       hideSuggestions: production,
@@ -288,7 +287,11 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
     await db.close();
     throw error;
   });
-  await app.listen({ port: options.port, host: options.host });
+  await app.listen({ port: options.port, host: options.host }).catch(async (error: unknown) => {
+    await app.close();
+    await db.close();
+    throw new CliError(describePortError(error as NodeJS.ErrnoException, options.port));
+  });
 
   // Graceful shutdown: stop accepting, let in-flight requests finish, then close the database.
   // Installed before the banner: whoever waits for it may signal at once.
@@ -315,7 +318,7 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
   const port = address !== null && typeof address === 'object' ? address.port : options.port;
   const origin = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
   const first = model.types[0];
-  const credentials = demo === undefined ? [] : await demoCredentials(auth, demo.path);
+  const credentials = demo === undefined ? [] : await demoCredentials(auth, demo.path, options.adminKey !== undefined);
   process.stdout.write(
     [
       '',
@@ -333,16 +336,21 @@ async function serve(options: ServeOptions, seedIfEmpty: boolean): Promise<void>
 }
 
 /** The banner's lines for `start`: an admin key and a member token, ready to send as `Authorization: Bearer …`. */
-async function demoCredentials(auth: AuthOptions, secretPath: string): Promise<string[]> {
+async function demoCredentials(auth: AuthOptions, secretPath: string, ownAdminKey: boolean): Promise<string[]> {
   if (auth.jwtSecret === undefined) return [];
   const claims = { sub: DEMO_USER, role: 'MEMBER', ...(auth.issuer === undefined ? {} : { iss: auth.issuer }), ...(auth.audience === undefined ? {} : { aud: auth.audience }) };
   const token = await issueToken(auth.jwtSecret, claims, DEMO_TOKEN_SECONDS);
-  const ownAdminKey = process.env['DIGLOT_ADMIN_KEY'] !== undefined && process.env['DIGLOT_ADMIN_KEY'] !== '';
   return [
     'Send as Authorization: Bearer <credential>:',
-    ownAdminKey ? '  Admin key  the value of DIGLOT_ADMIN_KEY' : `  Admin key  ${auth.adminKey ?? ''}   (kept in ${secretPath})`,
+    ownAdminKey ? '  Admin key  the one you configured (DIGLOT_ADMIN_KEY)' : `  Admin key  ${auth.adminKey ?? ''}   (kept in ${secretPath})`,
     `  Member     ${token}   (user ${DEMO_USER}, role MEMBER, valid 7 days)`,
   ];
+}
+
+/** The version in package.json, two folders up from both src/cli and dist/cli. */
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
 }
 
 function describe(error: unknown): string {
@@ -351,35 +359,8 @@ function describe(error: unknown): string {
   return String(error);
 }
 
-/** `--cors-origin`: `*`, or origins separated by commas; each checked here, so a typo stops the start with one line. */
-function corsOption(flag: string | undefined): { cors?: CorsOptions } {
-  const entries = (flag ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
-  if (entries.length === 0) return {};
-  if (entries.includes('*')) {
-    if (entries.length > 1) throw new CliError('--cors-origin: * allows every origin; give it alone');
-    return { cors: { origins: '*' } };
-  }
-  try {
-    return { cors: { origins: entries.map(normaliseOrigin) } };
-  } catch (error) {
-    throw new CliError(`--cors-origin: ${(error as Error).message.replace(/^allowedOrigins: /, '')}`);
-  }
-}
-
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
-  return port;
-}
-
 function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
-function parseMilliseconds(value: string): number {
-  const ms = Number(value);
-  if (!Number.isInteger(ms) || ms < 0) throw new InvalidArgumentError('must be a whole number of milliseconds (0 for none)');
-  return ms;
 }
 
 function parseScale(value: string): number {

@@ -48,6 +48,12 @@ export interface PlanOptions {
   readonly fromText: boolean;
   /** Who is asking: the schema's rules become row filters and field masks for them (plan/read-rules.ts). */
   readonly principal: Principal;
+  /**
+   * A field asked for by name that the principal may not read is a
+   * `withheld` selection (null, reported as an error at its path: GraphQL)
+   * rather than FIELD_FORBIDDEN for the whole question (REST's 403).
+   */
+  readonly withhold?: boolean | undefined;
 }
 
 /**
@@ -206,6 +212,7 @@ function buildSelection(
   const access = fieldAccess(scopeOf(model, params, options), type, field);
   if (access.kind === 'denied') {
     if (request.implicit === true) return undefined;
+    if (options.withhold === true) return { kind: 'withheld', key: request.key, field: field.name };
     throw fieldForbidden(type, field);
   }
   const mask = access.kind === 'masked' ? { mask: access.mask } : {};

@@ -59,7 +59,13 @@ export type Selection =
   | { readonly kind: 'count'; readonly key: string; readonly field: string; readonly filter: Filter | undefined }
   | { readonly kind: 'constant'; readonly key: string; readonly value: string }
   /** This record's keyset cursor in the list it was read in (null outside a list). */
-  | { readonly kind: 'cursor'; readonly key: string };
+  | { readonly kind: 'cursor'; readonly key: string }
+  /**
+   * A field the principal may not read, asked for by name where the answer
+   * is null with an error at its path (GraphQL: `PlanOptions.withhold`);
+   * always null, and the front-end reports each occurrence as FIELD_FORBIDDEN.
+   */
+  | { readonly kind: 'withheld'; readonly key: string; readonly field: string };
 
 /** What to output for one record of `type`. */
 export interface ReadNode {

@@ -1,6 +1,6 @@
 import { ApiError, type ErrorDetail } from '../errors/api-error.js';
 import type { ErrorCode } from '../errors/registry.js';
-import type { Model, ResourceType } from '../schema/model.js';
+import { takesInput, type Model, type ResourceType } from '../schema/model.js';
 import { MAX_ID_LENGTH } from '../util/ids.js';
 import { suggest } from '../util/suggest.js';
 import { coerceScalar } from './coerce.js';
@@ -112,7 +112,7 @@ export function validateInput(
 }
 
 function isWritable(field: ResourceType['fields'][number]): boolean {
-  if (field.kind === 'scalar' || field.kind === 'toOne') return !field.readonly;
+  if (field.kind === 'scalar' || field.kind === 'toOne') return takesInput(field);
   return field.kind === 'file';
 }
 

@@ -169,6 +169,29 @@ export function isRelation(field: Field): field is RelationField {
   return field.kind === 'toOne' || field.kind === 'toMany' || field.kind === 'manyToMany';
 }
 
+/**
+ * Whether a write's input may set the field: not server-managed, or
+ * `@readonly` with a `write` rule that names who may (docs/rules.md:
+ * `suspendedReason: String @readonly @allow(write: "auth.role == MODERATOR")`).
+ * The id and the timestamps the server keeps are never input.
+ */
+export function takesInput(field: ScalarField | ToOneRelation): boolean {
+  if (!field.readonly) return true;
+  const managed = field.kind === 'scalar' && field.auto !== undefined;
+  return !managed && field.rules.write !== undefined;
+}
+
+/**
+ * Whether the field's read rule can refuse someone (anything but none or
+ * `"true"`): then some askers get null for it (masked on rows they may not
+ * see, or withheld in GraphQL), so the documents that describe answers
+ * (GraphQL's output types, OpenAPI's records) say it may be null.
+ */
+export function readMayBeRefused(field: Field): boolean {
+  const rule = field.rules.read;
+  return rule !== undefined && !(rule.expr.kind === 'const' && rule.expr.value);
+}
+
 export function isListRelation(field: Field): field is ToManyRelation | ManyToManyRelation {
   return field.kind === 'toMany' || field.kind === 'manyToMany';
 }

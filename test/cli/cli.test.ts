@@ -1,7 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +25,18 @@ beforeAll(() => {
 
 function diglot(args: readonly string[], env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 });
+}
+
+/** As diglot(), without blocking this process (which may be holding a port the command needs to find taken). */
+function diglotAsync(args: readonly string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
 }
 
 function writeSchema(name: string, text: string): string {
@@ -76,6 +89,112 @@ describe('secure by default', () => {
     expect(refused.status).not.toBe(0);
     expect(refused.stderr).toContain('--allow-open-writes');
     expect(existsSync(db)).toBe(false);
+  });
+});
+
+describe('diglot --version', () => {
+  it("prints package.json's version", () => {
+    const result = diglot(['--version']);
+    expect(result.status).toBe(0);
+    expect(result.stdout.trim()).toBe((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
+  });
+});
+
+/** The CLI run in `cwd` (a user's own folder), with a clean environment of Diglot variables. */
+function diglotIn(cwd: string, args: readonly string[], env: Record<string, string> = {}) {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('DIGLOT_') && name !== 'PORT' && name !== 'HOST'));
+  return spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', cwd, env: { ...clean, ...env }, timeout: 60_000 });
+}
+
+describe('a new project: init, the configuration file, the schema looked for', () => {
+  it('serve in a folder without a schema says what it looked for, and creates nothing', () => {
+    const folder = mkdtempSync(join(work, 'empty-'));
+    const result = diglotIn(folder, ['serve', '--port', '0']);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('no schema: looked for --schema, DIGLOT_SCHEMA, "schema" in diglot.config.json, and ./schema.graphql');
+    expect(result.stderr).toContain('diglot init');
+    expect(readdirSync(folder)).toEqual([]);
+  });
+
+  it('init writes a project that check accepts from ./schema.graphql, and refuses to run twice', () => {
+    const folder = mkdtempSync(join(work, 'init-'));
+    const first = diglotIn(folder, ['init']);
+    expect(first.status, first.stderr).toBe(0);
+    expect(readdirSync(folder).sort()).toEqual(['.gitignore', 'diglot.config.json', 'schema.graphql']);
+    const check = diglotIn(folder, ['check']);
+    expect(check.status, check.stderr).toBe(0);
+    expect(check.stdout).toContain('2 types');
+    const again = diglotIn(folder, ['init']);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toContain('already exist');
+  });
+
+  it('takes a flag over the environment over the configuration file, and refuses an unknown key where it is written', () => {
+    const folder = mkdtempSync(join(work, 'config-'));
+    writeFileSync(join(folder, 'a.graphql'), 'type Alpha { id: ID!\n name: String! }\n');
+    writeFileSync(join(folder, 'b.graphql'), 'type Beta { id: ID!\n name: String! }\ntype Gamma { id: ID! }\n');
+    writeFileSync(join(folder, 'c.graphql'), 'type Delta { id: ID! }\ntype Epsilon { id: ID! }\ntype Zeta { id: ID! }\n');
+    writeFileSync(join(folder, 'diglot.config.json'), '{\n  // the model\n  "schema": ["a.graphql"],\n}\n');
+    expect(diglotIn(folder, ['check']).stdout).toContain('1 types');
+    expect(diglotIn(folder, ['check'], { DIGLOT_SCHEMA: 'b.graphql' }).stdout).toContain('2 types');
+    expect(diglotIn(folder, ['check', '--schema', 'c.graphql'], { DIGLOT_SCHEMA: 'b.graphql' }).stdout).toContain('3 types');
+    writeFileSync(join(folder, 'other.json'), '{\n  "schema": ["a.graphql"],\n  "prot": 4000\n}\n');
+    const refused = diglotIn(folder, ['--config', 'other.json', 'check']);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr.trim()).toBe('diglot: other.json:3:3 unknown option "prot"; did you mean "port"?');
+    const missing = diglotIn(folder, ['check'], { DIGLOT_CONFIG: 'nowhere.json' });
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain('nowhere.json');
+  });
+
+  it('init, then start, then a REST and a GraphQL request', async () => {
+    const folder = mkdtempSync(join(work, 'first-run-'));
+    expect(diglotIn(folder, ['init']).status).toBe(0);
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('DIGLOT_')));
+    const child = spawn(process.execPath, [BIN, 'start', '--port', '0'], { cwd: folder, env: { ...clean, DIGLOT_LOG_LEVEL: 'warn' } });
+    try {
+      let banner = '';
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const origin = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          banner += chunk.toString();
+          const match = /REST API\s+(http:\/\/[^/\s]+)/.exec(banner);
+          if (match?.[1] !== undefined && banner.includes('Member')) resolve(match[1]);
+        });
+        child.once('exit', (code) => reject(new Error(`exited ${String(code)}: ${stderr}`)));
+      });
+      const members = await fetch(`${origin}/members?limit=2&fields=name`);
+      expect(members.status).toBe(200);
+      expect(((await members.json()) as { data: unknown[] }).data).toHaveLength(2);
+      const graphql = await fetch(`${origin}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ members(first: 1) { name } }' }),
+      });
+      expect(graphql.status).toBe(200);
+      expect(((await graphql.json()) as { errors?: unknown }).errors).toBeUndefined();
+      expect(readdirSync(folder)).toContain('diglot.db');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('a busy port', () => {
+  it.each(['serve', 'start'])('%s names the port, exits non-zero and leaves no database behind', async (command) => {
+    const taken = createNetServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const db = join(mkdtempSync(join(work, 'busy-')), 'busy.db');
+      const result = await diglotAsync([command, '--schema', EXAMPLE_SCHEMA, '--db', db, '--port', String(port)]);
+      expect(result.status).toBe(1);
+      expect(result.stderr.trim()).toBe(`diglot: port ${port} is in use (EADDRINUSE); choose another with --port`);
+      expect(readdirSync(dirname(db))).toEqual([]);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 });
 
@@ -162,6 +281,44 @@ describe.runIf(process.platform === 'linux')('the server process', () => {
     const child = await serveProcess({ NODE_OPTIONS: '' }, true);
     expect(SERVER_NODE_FLAGS.some((flag) => nodeFlagsOf(child.pid).includes(flag))).toBe(false);
     expect(child.connected).toBe(true);
+  });
+});
+
+describe.runIf(process.platform === 'linux')('log output', () => {
+  /** Runs `diglot serve` (through `script` for a terminal), sends one request, and returns the log line it wrote. */
+  async function logLineOf(terminal: boolean): Promise<string> {
+    const args = [BIN, 'serve', '--schema', EXAMPLE_SCHEMA, '--db', join(mkdtempSync(join(work, 'log-')), 'a.db'), '--port', '0'];
+    // util-linux's script gives the command a pseudo-terminal as its stdout, as a person's terminal would.
+    const child = terminal
+      ? spawn('script', ['-qfec', [process.execPath, ...args].map((arg) => `'${arg}'`).join(' '), '/dev/null'], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'info' } })
+      : spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'info' } });
+    servers.push(child);
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const waitFor = (pattern: RegExp): Promise<RegExpExecArray> =>
+      new Promise((resolve, reject) => {
+        const check = (): void => {
+          const match = pattern.exec(out);
+          if (match !== null) resolve(match);
+        };
+        child.stdout.on('data', check);
+        child.once('exit', (code) => reject(new Error(`exited ${String(code)}: ${out}`)));
+        check();
+      });
+    const origin = (await waitFor(/REST API\s+(http:\/\/[^/\s]+)/))[1] as string;
+    expect((await fetch(`${origin}/users?limit=1`, { headers: { 'x-request-id': 'log-test' } })).status).toBe(200);
+    return (await waitFor(/^.*log-test.*$/m))[0];
+  }
+
+  it('is one JSON object a line when stdout is not a terminal', async () => {
+    expect(JSON.parse(await logLineOf(false))).toMatchObject({ level: 30, reqId: 'log-test', method: 'GET', url: '/users?limit=1', status: 200, msg: expect.stringMatching(/^GET \/users\?limit=1 200 [\d.]+ ms$/) });
+  });
+
+  it('is a pretty, coloured line with a wall-clock time on a terminal', async () => {
+    const line = await logLineOf(true);
+    expect(line).toContain('\u001b[');
+    // eslint-disable-next-line no-control-regex -- the colours are checked above; the words here
+    expect(line.replace(/\u001b\[\d+m/g, '').trim()).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/users\?limit=1 200 [\d.]+ ms \{"reqId":"log-test"\}$/);
   });
 });
 

@@ -19,9 +19,14 @@ describeEachDialect('operations', (ctx) => {
   });
 
   it('logs requests as structured JSON with the Authorization header redacted', async () => {
+    await http(server.url, 'GET', '/users/1', { headers: { authorization: 'Bearer very-secret-token', cookie: 'session=also-secret', 'x-request-id': 'ops-1' } });
+    // At info, one line per request (test/server/request-log.test.ts); the headers are logged at debug.
+    const entries = lines.map((line) => JSON.parse(line) as { reqId?: string });
+    expect(entries.filter((entry) => entry.reqId === 'ops-1')).toHaveLength(1);
+    server.app.log.level = 'debug';
     await http(server.url, 'GET', '/users/1', { headers: { authorization: 'Bearer very-secret-token', cookie: 'session=also-secret' } });
-    const entries = lines.map((line) => JSON.parse(line) as { msg?: string; req?: { headers?: Record<string, string> } });
-    const incoming = entries.find((entry) => entry.req?.headers?.['authorization'] !== undefined);
+    server.app.log.level = 'info';
+    const incoming = lines.map((line) => JSON.parse(line) as { req?: { headers?: Record<string, string> } }).find((entry) => entry.req?.headers?.['authorization'] !== undefined);
     expect(incoming?.req?.headers?.['authorization']).toBe('[redacted]');
     expect(incoming?.req?.headers?.['cookie']).toBe('[redacted]');
     expect(lines.join('\n')).not.toContain('very-secret-token');

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/databases.js';
 import { http, type HttpResponse } from '../support/http.js';
 import { startServer, type TestServer } from '../support/start-server.js';
-import { gql } from '../graphql/graphql-client.js';
+import { gql, gqlGet } from '../graphql/graphql-client.js';
 
 const SECRET = 'read-rules-test-secret-0123456789abcdef';
 const ADMIN_KEY = 'read-rules-admin-key-0123456789';
@@ -75,9 +75,48 @@ describeEachDialect('Read rules, the same in REST and GraphQL', (ctx) => {
       const named = await rest('anonymous', `/users/${owner}?fields=name,email`);
       expect(named.status).toBe(403);
       expect(named.json.code).toBe('FIELD_FORBIDDEN');
+      // GraphQL: the error at the field's own path, the field null, the rest of the record there.
       const query = await graphql('anonymous', `{ user(id: "${owner}") { name email } }`);
-      expect(query.json.errors[0].extensions.code).toBe('FIELD_FORBIDDEN');
-      expect(query.json.data?.user ?? null).toBeNull();
+      expect(query.status).toBe(200);
+      expect(query.json.errors).toEqual([expect.objectContaining({ path: ['user', 'email'], extensions: expect.objectContaining({ code: 'FIELD_FORBIDDEN' }) })]);
+      expect(query.json.data.user).toEqual({ name: profile.json.name, email: null });
+    });
+
+    it('answers each refused field in a GraphQL list and embedded record at its path, with list indexes', async () => {
+      const query = await graphql(
+        'anonymous',
+        `{ users(first: 2) { id phone } post(id: "${posts.find((post) => post.status === 'PUBLISHED')?.id}") { title author { name birthday preferences } } }`,
+      );
+      expect(query.status).toBe(200);
+      expect(query.json.data.users).toHaveLength(2);
+      for (const user of query.json.data.users) expect(user.phone).toBeNull();
+      expect(query.json.data.post.title).toEqual(expect.any(String));
+      expect(query.json.data.post.author).toEqual({ name: expect.any(String), birthday: null, preferences: null });
+      const places = (query.json.errors as { path: unknown[]; extensions: { code: string } }[]).map((error) => [error.extensions.code, error.path]);
+      expect(places).toEqual([
+        ['FIELD_FORBIDDEN', ['users', 0, 'phone']],
+        ['FIELD_FORBIDDEN', ['users', 1, 'phone']],
+        ['FIELD_FORBIDDEN', ['post', 'author', 'birthday']],
+        ['FIELD_FORBIDDEN', ['post', 'author', 'preferences']],
+      ]);
+    });
+
+    it('reports a refused field the same way over GET (the cached path) and in a mutation’s answer', async () => {
+      const get = await gqlGet(server.url, { query: `{ user(id: "${owner}") { name phone } }` });
+      expect(get.status).toBe(200);
+      expect(get.json.data.user).toEqual({ name: expect.any(String), phone: null });
+      expect(get.json.errors.map((error: { path: unknown[] }) => error.path)).toEqual([['user', 'phone']]);
+      // Anyone may sign up; the new user's email is theirs, not the anonymous caller's to read back.
+      const created = await graphql('anonymous', `mutation { createUser(input: { name: "Withheld", email: "withheld-${Date.now()}@example.com" }) { name email } }`);
+      expect(created.json.data.createUser).toEqual({ name: 'Withheld', email: null });
+      expect(created.json.errors).toEqual([expect.objectContaining({ path: ['createUser', 'email'], extensions: expect.objectContaining({ code: 'FIELD_FORBIDDEN' }) })]);
+    });
+
+    it('declares the private fields nullable in the GraphQL schema, so a refused one nulls only itself', async () => {
+      const query = await graphql('anonymous', '{ __type(name: "User") { fields { name type { kind } } } }');
+      const kinds = new Map((query.json.data.__type.fields as { name: string; type: { kind: string } }[]).map((field) => [field.name, field.type.kind]));
+      expect(kinds.get('email')).toBe('SCALAR');
+      expect(kinds.get('name')).toBe('NON_NULL');
     });
 
     it('shows them to the user themself and to the admin', async () => {

@@ -33,10 +33,12 @@ const TIMEZONES = ['Europe/Lisbon', 'Europe/Berlin', 'Africa/Nairobi', 'Asia/Tok
 const LOCALES = ['en-GB', 'de-DE', 'en-KE', 'ja-JP', 'en-CA', 'es-PE', 'nb-NO', 'hi-IN'];
 const COMPANIES = ['Acme', 'Globex', 'Initech', 'Umbrella', 'Hooli', 'Stark', 'Wayne', 'Tyrell'];
 const JOBS = ['Engineer', 'Designer', 'Researcher', 'Writer', 'Manager', 'Analyst', 'Founder', 'Student'];
+const NOTES = ['Please leave it with a neighbour if I am out.', 'Gift wrap, please.', 'Ring twice.', 'No rush.', 'Deliver after 5 pm.'];
 const TAGS = ['news', 'howto', 'release', 'opinion', 'graphql', 'rest', 'sql', 'caching', 'performance', 'design'];
 
-const START = Date.UTC(2024, 0, 1);
-const END = Date.UTC(2026, 10, 1);
+/** The span demo records are created and changed in. */
+export const SEED_START = Date.UTC(2024, 0, 1);
+export const SEED_END = Date.UTC(2026, 10, 1);
 
 function sentence(random: Random, words: number): string {
   const out: string[] = [];
@@ -68,7 +70,7 @@ export function fakeValue(model: Model, field: ScalarField, index: number, rando
     case 'Float':
       return Math.round(random.int(100, 50_000)) / 100;
     case 'DateTime':
-      return new Date(START + Math.floor(random.next() * (END - START))).toISOString();
+      return new Date(SEED_START + Math.floor(random.next() * (SEED_END - SEED_START))).toISOString();
     case 'JSON':
       return { seed: index };
     case 'ID':
@@ -89,6 +91,8 @@ function fakeText(name: string, unique: boolean, index: number, random: Random):
   if (name.includes('phone')) return `+1-555-${String(1000 + (index % 9000))}`;
   if (name.includes('city') || name.includes('location')) return `${random.pick(CITIES)}${suffix}`;
   if (name.includes('country')) return `${random.pick(['PT', 'DE', 'KE', 'JP', 'CA', 'PE', 'NO', 'IN'])}${suffix}`;
+  if (name === 'pronouns') return random.pick(['she/her', 'he/him', 'they/them']);
+  if (name === 'note' || name === 'notes') return random.pick(NOTES);
   if (name.includes('timezone')) return random.pick(TIMEZONES);
   if (name.includes('locale') || name.includes('language')) return random.pick(LOCALES);
   if (name.includes('company')) return `${random.pick(COMPANIES)}${suffix}`;

@@ -1,6 +1,10 @@
+import type { PathError } from '../response/withheld-errors.js';
 import { execute, Kind, type FieldNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 
-export type FieldOutcome = { readonly json: string } | { readonly error: unknown; readonly path?: readonly (string | number)[] };
+/** A root field's JSON, with the errors of fields inside it (a withheld field's FIELD_FORBIDDEN), or its own error. */
+export type FieldOutcome =
+  | { readonly json: string; readonly errors?: readonly PathError[] }
+  | { readonly error: unknown; readonly path?: readonly (string | number)[] };
 
 /**
  * Introspection root fields (`__schema`, `__type`) run through graphql-js

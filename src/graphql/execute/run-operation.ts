@@ -1,7 +1,7 @@
 import { OperationTypeNode, type FieldNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
 import type { CachePolicy, Engine, ReadResult } from '../../engine/engine.js';
 import { ApiError, isApiError } from '../../errors/api-error.js';
-import { planReadList, planReadOne, type PlanLimits } from '../../plan/build-read.js';
+import { planReadList, planReadOne, type PlanLimits, type PlanOptions } from '../../plan/build-read.js';
 import type { Principal } from '../../plan/principal.js';
 import type { ReadPlan } from '../../plan/read-plan.js';
 import { planCreate, planDelete, planLink, planUpdate } from '../../plan/build-write.js';
@@ -9,6 +9,7 @@ import { validateInput } from '../../plan/validate-input.js';
 import { formatError, type FormatOptions, type FormattedError } from '../response/format-error.js';
 import { responseBody } from '../response/response-body.js';
 import { retryAfterHeader } from '../response/retry-after.js';
+import { withheldErrors } from '../response/withheld-errors.js';
 import type { GeneratedSchema } from '../schema/roles.js';
 import type { RootStep } from './compile-operation.js';
 import { introspect, type FieldOutcome } from './introspect.js';
@@ -86,7 +87,7 @@ export async function runOperation(ctx: RunContext, op: RunnableOperation, cache
   if (op.operation.operation === OperationTypeNode.MUTATION) {
     for (const [index, step] of op.steps.entries()) {
       if (step.kind !== 'data') continue;
-      outcomes[index] = await settle(() => runMutation(ctx, step));
+      outcomes[index] = await settleRead(ctx, step, () => runMutation(ctx, step));
     }
     return { status: 200, ...assemble(ctx, op.steps, outcomes), validators: undefined };
   }
@@ -111,7 +112,7 @@ export async function runOperation(ctx: RunContext, op: RunnableOperation, cache
         ifNoneMatch: cache.ifNoneMatch,
         render: (results) => {
           planned.forEach((entry, i) => {
-            outcomes[entry.index] = { json: jsonOf(entry.step, results[i] as ReadResult) };
+            outcomes[entry.index] = withErrors(ctx, entry.step, entry.plan, jsonOf(entry.step, results[i] as ReadResult));
           });
           return assemble(ctx, op.steps, outcomes).body;
         },
@@ -126,7 +127,7 @@ export async function runOperation(ctx: RunContext, op: RunnableOperation, cache
 
   await Promise.all(
     planned.map(async (entry) => {
-      outcomes[entry.index] = await settle(async () => jsonOf(entry.step, await ctx.engine.read(entry.plan)));
+      outcomes[entry.index] = await settleRead(ctx, entry.step, async () => ({ json: jsonOf(entry.step, await ctx.engine.read(entry.plan)), plan: entry.plan }));
     }),
   );
   return { status: 200, ...assemble(ctx, op.steps, outcomes), validators: undefined };
@@ -134,12 +135,29 @@ export async function runOperation(ctx: RunContext, op: RunnableOperation, cache
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
-async function settle(work: () => Promise<string>): Promise<FieldOutcome> {
+/** A root field's JSON and the plan that read it, whose withheld fields are reported at their paths. */
+interface Read {
+  readonly json: string;
+  readonly plan: ReadPlan | undefined;
+}
+
+async function settleRead(ctx: RunContext, step: DataStep, work: () => Promise<Read>): Promise<FieldOutcome> {
   try {
-    return { json: await work() };
+    const { json, plan } = await work();
+    return plan === undefined ? { json } : withErrors(ctx, step, plan, json);
   } catch (error) {
     return { error };
   }
+}
+
+function withErrors(ctx: RunContext, step: DataStep, plan: ReadPlan, json: string): FieldOutcome {
+  const errors = withheldErrors(ctx.engine.model, plan, step.key, json);
+  return errors.length === 0 ? { json } : { json, errors };
+}
+
+/** GraphQL answers a field the asker may not read as null with an error at its path, the rest of the data kept. */
+function planOptions(ctx: PlanContext): PlanOptions {
+  return { limits: ctx.planLimits, fromText: false, principal: ctx.principal, withhold: true };
 }
 
 /**
@@ -152,7 +170,7 @@ export function planReads(ctx: PlanContext, steps: readonly RootStep[], readBack
     if (step.kind !== 'data') return undefined;
     try {
       if (readBackId === undefined) return { plan: readPlanOf(ctx, step) };
-      return { plan: planReadOne(ctx.engine.model, step.role.type.name, readBackId, step.select, { limits: ctx.planLimits, fromText: false, principal: ctx.principal }) };
+      return { plan: planReadOne(ctx.engine.model, step.role.type.name, readBackId, step.select, planOptions(ctx)) };
     } catch (error) {
       return { error };
     }
@@ -161,7 +179,7 @@ export function planReads(ctx: PlanContext, steps: readonly RootStep[], readBack
 
 function readPlanOf(ctx: PlanContext, step: DataStep): ReadPlan {
   const { model } = ctx.engine;
-  const options = { limits: ctx.planLimits, fromText: false, principal: ctx.principal };
+  const options = planOptions(ctx);
   const type = step.role.type.name;
   switch (step.role.kind) {
     case 'one':
@@ -182,15 +200,16 @@ function jsonOf(step: DataStep, result: ReadResult): string {
   return result.json;
 }
 
-async function runMutation(ctx: RunContext, step: DataStep): Promise<string> {
+async function runMutation(ctx: RunContext, step: DataStep): Promise<Read> {
   const { engine } = ctx;
   const { model } = engine;
   const type = step.role.type;
-  const options = { limits: ctx.planLimits, fromText: false, principal: ctx.principal };
-  const readPlan = (id: string): ReadPlan => planReadOne(model, type.name, id, step.select, options);
-  const readBack = async (id: string): Promise<string> => {
+  const options = planOptions(ctx);
+  let plan: ReadPlan | undefined;
+  const readPlan = (id: string): ReadPlan => (plan = planReadOne(model, type.name, id, step.select, options));
+  const readBack = async (id: string): Promise<Read> => {
     const result = await engine.read(readPlan(id));
-    return result.kind === 'one' && result.json !== null ? result.json : 'null';
+    return { json: result.kind === 'one' && result.json !== null ? result.json : 'null', plan };
   };
   const role = step.role;
   switch (role.kind) {
@@ -198,7 +217,7 @@ async function runMutation(ctx: RunContext, step: DataStep): Promise<string> {
       const values = validateInput(model, type, step.args['input'] ?? {}, 'create');
       // Where the create can render its selection in its own statement (PostgreSQL), no second read.
       const { id, record } = await engine.write(planCreate(model, type.name, values, ctx.principal), undefined, readPlan);
-      return record ?? readBack(id);
+      return record === undefined ? readBack(id) : { json: record, plan };
     }
     case 'update': {
       const id = idArgument(step.args['id']);
@@ -224,9 +243,9 @@ async function runMutation(ctx: RunContext, step: DataStep): Promise<string> {
  * engine's precondition hook runs there, after the row is locked), so the
  * answer is exactly what was deleted.
  */
-async function deleteReturning(ctx: RunContext, step: DataStep, id: string): Promise<string> {
+async function deleteReturning(ctx: RunContext, step: DataStep, id: string): Promise<Read> {
   const type = step.role.type;
-  const plan = planReadOne(ctx.engine.model, type.name, id, step.select, { limits: ctx.planLimits, fromText: false, principal: ctx.principal });
+  const plan = planReadOne(ctx.engine.model, type.name, id, step.select, planOptions(ctx));
   let before = null as string | null;
   try {
     await ctx.engine.write(
@@ -247,7 +266,7 @@ async function deleteReturning(ctx: RunContext, step: DataStep, id: string): Pro
     }
     throw error;
   }
-  return before ?? 'null';
+  return { json: before ?? 'null', plan };
 }
 
 function idArgument(value: unknown): string {
@@ -270,11 +289,13 @@ function assemble(
   let dataIsNull = false;
   for (const [index, step] of steps.entries()) {
     const outcome = outcomes[index] ?? { error: new Error(`root field ${step.key} produced nothing`) };
+    const nodes: readonly FieldNode[] = step.kind === 'typename' ? [] : step.nodes;
     if ('json' in outcome) {
       entries.push(`${JSON.stringify(step.key)}:${outcome.json}`);
+      // Inside a root field, a path says where; its locations would need the selection walked again.
+      for (const inner of outcome.errors ?? []) errors.push(formatError(inner.error, ctx.format, { nodes: [], path: inner.path }));
       continue;
     }
-    const nodes: readonly FieldNode[] = step.kind === 'typename' ? [] : step.nodes;
     errors.push(formatError(outcome.error, ctx.format, { nodes, path: outcome.path ?? [step.key] }));
     entries.push(`${JSON.stringify(step.key)}:null`);
     if (step.kind === 'data' || step.kind === 'failed' ? !step.nullable : step.key === '__schema') dataIsNull = true;

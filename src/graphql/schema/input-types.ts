@@ -1,5 +1,5 @@
 import { GraphQLID, GraphQLInputObjectType, GraphQLNonNull, type GraphQLInputFieldConfigMap } from 'graphql';
-import type { ResourceType } from '../../schema/model.js';
+import { takesInput, type ResourceType } from '../../schema/model.js';
 import { scalarInputType } from './object-types.js';
 import { UploadScalar } from './scalars.js';
 import type { SchemaContext } from './schema-context.js';
@@ -17,7 +17,7 @@ import type { SchemaContext } from './schema-context.js';
 export function mutationInputType(ctx: SchemaContext, type: ResourceType, mode: 'create' | 'update'): GraphQLInputObjectType | undefined {
   const fields: GraphQLInputFieldConfigMap = {};
   for (const field of type.fields) {
-    if (field.kind === 'scalar' && !field.readonly) {
+    if (field.kind === 'scalar' && takesInput(field)) {
       // A field taken from the caller (`@default(fromAuth:)`) may be left out.
       const required = mode === 'create' && !field.optionalOnCreate && field.defaultFromAuth === undefined;
       fields[field.name] = {
@@ -26,7 +26,7 @@ export function mutationInputType(ctx: SchemaContext, type: ResourceType, mode: 
         // graphql-js refuses deprecation on required input fields.
         deprecationReason: required ? undefined : field.deprecated,
       };
-    } else if (field.kind === 'toOne' && !field.readonly) {
+    } else if (field.kind === 'toOne' && takesInput(field)) {
       const required = mode === 'create' && !field.nullable && field.defaultFromAuth === undefined;
       fields[field.name] = {
         type: required ? new GraphQLNonNull(GraphQLID) : GraphQLID,

@@ -13,7 +13,7 @@ import {
   type GraphQLOutputType,
   type GraphQLScalarType,
 } from 'graphql';
-import type { Model, ResourceType, ScalarField, ScalarName } from '../../schema/model.js';
+import { readMayBeRefused, type Model, type ResourceType, type ScalarField, type ScalarName } from '../../schema/model.js';
 import type { FieldRole } from './roles.js';
 import { DateTimeScalar, JsonScalar } from './scalars.js';
 import { describe, resourceType, type SchemaContext } from './schema-context.js';
@@ -74,11 +74,13 @@ export function scalarInputType(ctx: SchemaContext, field: ScalarField, required
 
 function scalarOutputType(ctx: SchemaContext, field: ScalarField): GraphQLOutputType {
   const base = field.enum === undefined ? SCALARS[field.scalar] : ctx.enumType(field.enum);
+  // A refused `email: String!` is null for that asker: it must not null out the whole record.
+  const nullable = field.nullable || readMayBeRefused(field);
   if (field.list) {
     const list = new GraphQLList(new GraphQLNonNull(base));
-    return field.nullable ? list : new GraphQLNonNull(list);
+    return nullable ? list : new GraphQLNonNull(list);
   }
-  return field.nullable ? base : new GraphQLNonNull(base);
+  return nullable ? base : new GraphQLNonNull(base);
 }
 
 export function objectType(ctx: SchemaContext, typeName: string, roles: ReadonlyMap<string, FieldRole>): GraphQLObjectType {
@@ -102,23 +104,26 @@ export function objectType(ctx: SchemaContext, typeName: string, roles: Readonly
             const sizes = field.image.sizes.join(', ');
             fields[name] = {
               ...common,
-              type: field.nullable ? GraphQLString : new GraphQLNonNull(GraphQLString),
+              type: field.nullable || readMayBeRefused(field) ? GraphQLString : new GraphQLNonNull(GraphQLString),
               args: { size: { type: GraphQLInt, description: `Width in pixels: ${sizes}; other widths snap up to the next of these.` } },
             };
             break;
           }
           case 'toOne': {
             const target = ctx.objectType(role.target.name);
-            fields[name] = { ...common, type: field?.kind === 'toOne' && field.nullable ? target : new GraphQLNonNull(target) };
+            const nullable = field?.kind === 'toOne' && (field.nullable || readMayBeRefused(field));
+            fields[name] = { ...common, type: nullable ? target : new GraphQLNonNull(target) };
             break;
           }
-          case 'list':
+          case 'list': {
+            const list = new GraphQLList(new GraphQLNonNull(ctx.objectType(role.target.name)));
             fields[name] = {
               ...common,
-              type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(ctx.objectType(role.target.name)))),
+              type: field !== undefined && readMayBeRefused(field) ? list : new GraphQLNonNull(list),
               args: listArguments(ctx, role.target),
             };
             break;
+          }
           case 'count': {
             const relation = type.fieldsByName.get(role.field);
             const target = relation !== undefined && 'target' in relation ? relation.target : type.name;

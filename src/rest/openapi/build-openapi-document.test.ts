@@ -194,7 +194,9 @@ describe('the OpenAPI document', () => {
     const create = schema(document, 'UserCreate');
     expect(create['required']).toEqual(['name', 'email']);
     expect(create['additionalProperties']).toBe(false);
-    for (const managed of ['id', 'createdAt', 'updatedAt', 'suspendedReason', 'posts', 'followers']) expect(create.properties).not.toHaveProperty(managed);
+    for (const managed of ['id', 'createdAt', 'updatedAt', 'posts', 'followers']) expect(create.properties).not.toHaveProperty(managed);
+    // @readonly with a write rule: input for those the rule allows.
+    expect(create.properties).toHaveProperty('suspendedReason');
     expect(create.properties['role']).toMatchObject({ $ref: '#/components/schemas/Role', default: 'MEMBER' });
     expect(create.properties['profilePicture']).toMatchObject({ type: 'null' });
     expect(create.properties['birthday']).toMatchObject({ type: ['string', 'null'], format: 'date-time' });
@@ -219,6 +221,9 @@ describe('the OpenAPI document', () => {
     expect(user.properties['createdAt']).toMatchObject({ type: 'string', format: 'date-time', readOnly: true });
     expect(user.properties['interests']).toMatchObject({ type: ['array', 'null'], items: { type: 'string' } });
     expect(user.properties['preferences']).not.toHaveProperty('type');
+    // Read only by the user themself: null on other users' records, though the SDL says String!.
+    expect(user.properties['email']).toMatchObject({ type: ['string', 'null'] });
+    expect(user.properties['name']).toMatchObject({ type: 'string' });
     expect(user.properties['posts']).toMatchObject({ type: 'array', items: { $ref: '#/components/schemas/Post' } });
     expect(schema(document, 'Product').properties['stock']).toMatchObject({ type: 'integer', format: 'int32', minimum: -(2 ** 31), maximum: 2 ** 31 - 1 });
     expect(schema(document, 'Post').properties['author']).toMatchObject({

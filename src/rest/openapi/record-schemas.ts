@@ -1,5 +1,5 @@
 import { FORMAT_INFO, IMAGE_FORMATS } from '../../files/image-format.js';
-import type { Field, Model, ResourceType } from '../../schema/model.js';
+import { readMayBeRefused, takesInput, type Field, type Model, type ResourceType } from '../../schema/model.js';
 import type { ComponentNames } from './component-names.js';
 import { annotations, fileUrlSchema, orNull, scalarFieldSchema } from './field-schemas.js';
 import { ref, type JsonSchema, type MediaType } from './openapi-types.js';
@@ -29,9 +29,13 @@ export function recordSchema(model: Model, type: ResourceType): JsonSchema {
 }
 
 function recordProperty(model: Model, field: Field): JsonSchema {
+  // A field whose read rule refuses some askers is null for them on the records they may not read it on.
+  const refusable = readMayBeRefused(field);
   switch (field.kind) {
-    case 'scalar':
-      return { ...scalarFieldSchema(field), ...annotations(field), ...(field.readonly ? { readOnly: true } : {}) };
+    case 'scalar': {
+      const value = scalarFieldSchema(field);
+      return { ...(refusable && !field.nullable ? orNull(value) : value), ...annotations(field), ...(field.readonly ? { readOnly: true } : {}) };
+    }
     case 'file':
       return fileUrlSchema(field);
     case 'toOne': {
@@ -39,7 +43,7 @@ function recordProperty(model: Model, field: Field): JsonSchema {
         { type: 'string', description: `The id of the ${field.target} (the default).` },
         { ...ref('schemas', field.target), description: `The ${field.target} itself, with \`include=${field.name}\`.` },
       ];
-      if (field.nullable) forms.push({ type: 'null' });
+      if (field.nullable || refusable) forms.push({ type: 'null' });
       return { oneOf: forms, ...annotations(field), ...(field.readonly ? { readOnly: true } : {}) };
     }
     case 'toMany':
@@ -60,7 +64,7 @@ function recordProperty(model: Model, field: Field): JsonSchema {
 /** The fields a JSON body may set: scalars and to-one ids that are not server-managed, and files (only to remove them). */
 export function writableFields(type: ResourceType): Field[] {
   return type.fields.filter(
-    (field) => ((field.kind === 'scalar' || field.kind === 'toOne') && !field.readonly) || (field.kind === 'file' && field.nullable),
+    (field) => ((field.kind === 'scalar' || field.kind === 'toOne') && takesInput(field)) || (field.kind === 'file' && field.nullable),
   );
 }
 

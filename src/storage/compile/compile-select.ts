@@ -34,6 +34,8 @@ function compileSelection(ctx: SqlContext, type: ResourceType, alias: string, se
   switch (selection.kind) {
     case 'constant':
       return sqlString(selection.value);
+    case 'withheld':
+      return 'NULL';
     case 'cursor': {
       if (order === undefined) return 'NULL';
       // Same JSON as encodeCursor: [signature, ...values], timestamps as ISO text.

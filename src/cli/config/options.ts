@@ -1,0 +1,202 @@
+import { DEFAULT_FILES_DIRECTORY } from '../../files/file-service.js';
+import { normaliseOrigin } from '../../server/cross-site-guard.js';
+import { flag, integer, list, oneOf, port, text } from './option-kinds.js';
+import type { OptionSpec } from './option-spec.js';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/**
+ * Every option, once: the command line, the environment, the configuration
+ * file, `--help`, the README's table and `diglot init`'s template all come
+ * from this table, so none of them can forget one.
+ */
+export const OPTIONS = {
+  schema: {
+    key: 'schema',
+    flag: '--schema',
+    short: '-s',
+    env: ['DIGLOT_SCHEMA'],
+    kind: list('<files>'),
+    default: undefined,
+    description: 'GraphQL SDL file(s); without it, ./schema.graphql',
+    path: true,
+  },
+  db: {
+    key: 'db',
+    flag: '--db',
+    short: '-d',
+    env: ['DIGLOT_DB', 'DATABASE_URL'],
+    kind: text('<path|url>'),
+    default: 'diglot.db',
+    description: 'SQLite file path or postgres:// URL',
+    path: true,
+  },
+  files: {
+    key: 'files',
+    flag: '--files',
+    env: ['DIGLOT_FILES'],
+    kind: text('<dir>'),
+    default: DEFAULT_FILES_DIRECTORY,
+    description: 'directory for uploaded files and their resized variants',
+    path: true,
+  },
+  port: {
+    key: 'port',
+    flag: '--port',
+    short: '-p',
+    env: ['DIGLOT_PORT', 'PORT'],
+    kind: port,
+    default: 4000,
+    description: 'port to listen on',
+  },
+  host: {
+    key: 'host',
+    flag: '--host',
+    short: '-H',
+    env: ['DIGLOT_HOST', 'HOST'],
+    kind: text('<host>'),
+    default: '127.0.0.1',
+    description: 'interface to listen on (0.0.0.0 for every one)',
+  },
+  logLevel: {
+    key: 'logLevel',
+    flag: '--log-level',
+    env: ['DIGLOT_LOG_LEVEL', 'LOG_LEVEL'],
+    kind: oneOf('<level>', LOG_LEVELS),
+    default: 'info',
+    description: 'least important log lines written: fatal, error, warn, info (one line per request), debug, trace or silent',
+  },
+  queryTimeout: {
+    key: 'queryTimeout',
+    flag: '--query-timeout',
+    env: ['DIGLOT_QUERY_TIMEOUT'],
+    kind: integer('<ms>', 0, 3_600_000, 'milliseconds'),
+    default: 5000,
+    description: 'time budget of one SQL statement; past it the request answers 503 QUERY_TIMEOUT (0: none)',
+  },
+  requireIfMatch: {
+    key: 'requireIfMatch',
+    flag: '--require-if-match',
+    env: ['DIGLOT_REQUIRE_IF_MATCH'],
+    kind: flag,
+    default: false,
+    description: 'answer 428 to REST writes sent without If-Match (lost-update protection)',
+  },
+  persistedDocuments: {
+    key: 'persistedDocuments',
+    flag: '--persisted-documents',
+    env: ['DIGLOT_PERSISTED_DOCUMENTS'],
+    kind: text('<file>'),
+    default: undefined,
+    description: 'trusted GraphQL documents: a JSON map of sha256 → query, or an Apollo manifest',
+    path: true,
+  },
+  onlyPersisted: {
+    key: 'onlyPersisted',
+    flag: '--only-persisted',
+    env: ['DIGLOT_ONLY_PERSISTED'],
+    kind: flag,
+    default: false,
+    description: 'accept only the trusted documents on /graphql',
+  },
+  corsOrigin: {
+    key: 'corsOrigin',
+    flag: '--cors-origin',
+    env: ['DIGLOT_CORS_ORIGIN'],
+    kind: list('<origins>', originProblem),
+    default: undefined,
+    description: 'origins whose pages may call the API from a browser (https://app.example.com, comma-separated), or * for any page',
+  },
+  allowOpenWrites: {
+    key: 'allowOpenWrites',
+    flag: '--allow-open-writes',
+    env: ['DIGLOT_ALLOW_OPEN_WRITES'],
+    kind: flag,
+    default: false,
+    description: 'serve a schema without @allow rules (anyone may change anything) on an address other than loopback',
+  },
+  adminKey: {
+    key: 'adminKey',
+    flag: '--admin-key',
+    env: ['DIGLOT_ADMIN_KEY'],
+    kind: text('<key>', minimumLength(32, 'an admin key')),
+    default: undefined,
+    description: 'a request sent with Authorization: Bearer <this> acts as the admin role (32 characters or more; prefer the environment: a flag shows in ps)',
+    secret: true,
+  },
+  jwtSecret: {
+    key: 'jwtSecret',
+    flag: '--jwt-secret',
+    env: ['DIGLOT_JWT_SECRET'],
+    kind: text('<secret>', minimumLength(32, 'a JWT secret')),
+    default: undefined,
+    description: 'accept HS256/384/512 tokens signed with this secret (32 bytes or more; prefer the environment: a flag shows in ps)',
+    secret: true,
+  },
+  jwtPublicKey: {
+    key: 'jwtPublicKey',
+    flag: '--jwt-public-key',
+    env: ['DIGLOT_JWT_PUBLIC_KEY'],
+    kind: text('<file>'),
+    default: undefined,
+    description: 'accept RS/PS/ES/EdDSA tokens signed by the key in this file (PEM or JWK)',
+    path: true,
+  },
+  jwksUrl: {
+    key: 'jwksUrl',
+    flag: '--jwks-url',
+    env: ['DIGLOT_JWKS_URL'],
+    kind: text('<url>', (value) => (URL.canParse(value) ? undefined : `must be a URL, got ${JSON.stringify(value)}`)),
+    default: undefined,
+    description: "accept RS/PS/ES/EdDSA tokens signed by a key of this JWKS (your identity provider's)",
+  },
+  jwtIssuer: {
+    key: 'jwtIssuer',
+    flag: '--jwt-issuer',
+    env: ['DIGLOT_JWT_ISSUER'],
+    kind: text('<iss>'),
+    default: undefined,
+    description: 'accept only tokens with this iss',
+  },
+  jwtAudience: {
+    key: 'jwtAudience',
+    flag: '--jwt-audience',
+    env: ['DIGLOT_JWT_AUDIENCE'],
+    kind: text('<aud>'),
+    default: undefined,
+    description: 'accept only tokens with this aud',
+  },
+  jwtIdClaim: {
+    key: 'jwtIdClaim',
+    flag: '--jwt-id-claim',
+    env: ['DIGLOT_JWT_ID_CLAIM'],
+    kind: text('<path>'),
+    default: 'sub',
+    description: "the claim holding the principal's id (a dotted path)",
+  },
+  jwtRoleClaim: {
+    key: 'jwtRoleClaim',
+    flag: '--jwt-role-claim',
+    env: ['DIGLOT_JWT_ROLE_CLAIM'],
+    kind: text('<path>'),
+    default: 'role',
+    description: "the claim holding the principal's role (a dotted path, such as app_metadata.role)",
+  },
+} as const satisfies Readonly<Record<string, OptionSpec<unknown>>>;
+
+export type OptionKey = keyof typeof OPTIONS;
+
+/** `*` alone, or origins as browsers send them (scheme://host[:port]); checked before anything starts. */
+function originProblem(value: string): string | undefined {
+  if (value === '*') return undefined;
+  try {
+    normaliseOrigin(value);
+    return undefined;
+  } catch {
+    return `${JSON.stringify(value)} is not an origin (scheme://host[:port], nothing after it), nor *`;
+  }
+}
+
+function minimumLength(length: number, what: string): (value: string) => string | undefined {
+  return (value) => (value.length >= length ? undefined : `${what} must be ${length} characters or more (it is ${value.length})`);
+}
