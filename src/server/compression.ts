@@ -29,8 +29,8 @@ export async function registerCompression(app: FastifyInstance): Promise<void> {
     customTypes: COMPRESSIBLE,
     // Every buffered answer is compressed in one synchronous call, never through a stream: a stream sends
     // its head only with its first chunk, and a handler that resolves `undefined` after reply.send()
-    // (REST's do) would then have Fastify send again, an empty body. br at quality 4 takes about 1 ms
-    // for the largest page of 100 records.
+    // (REST's do) would then have Fastify send again, an empty body. br at quality 4 took 1 to 7 ms here
+    // for a 440 KB page (100 records with 10 embedded each), on the main thread.
     syncThreshold: Number.MAX_SAFE_INTEGER,
   });
   // After the plugin's own onRoute hook, so this onSend runs after its compression.
