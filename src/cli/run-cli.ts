@@ -14,6 +14,7 @@ import type { Database } from '../storage/dialect.js';
 import { formatPlan, migrate } from '../storage/migrate/migrate.js';
 import { openDatabase } from '../storage/open-database.js';
 import { createServer } from '../server/create-server.js';
+import type { CorsOptions } from '../server/cors-policy.js';
 import { checkPort, describePortError } from './check-port.js';
 import { configFileOf, optionsOf, schemaFilesOf, UnusableOptionsError } from './config/command-options.js';
 import type { DiglotConfig } from './load-config.js';
@@ -260,6 +261,14 @@ function authOptions(options: ServeOptions): AuthOptions {
   };
 }
 
+/** `--cors-origin` (each entry already checked by the option's kind): `*` alone, or a list of origins. */
+function corsOption(origins: readonly string[] | undefined): { cors?: CorsOptions } {
+  if (origins === undefined || origins.length === 0) return {};
+  if (!origins.includes('*')) return { cors: { origins } };
+  if (origins.length > 1) throw new CliError('--cors-origin: * allows every origin; give it alone');
+  return { cors: { origins: '*' } };
+}
+
 /** The user `diglot start`'s member token speaks for: the demo data's ids are "1".."n" (engine/seed). */
 const DEMO_USER = '42';
 const DEMO_TOKEN_SECONDS = 7 * 24 * 3600;
@@ -273,6 +282,8 @@ async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: b
         'Add rules (docs/rules.md), listen on 127.0.0.1, or pass --allow-open-writes if that is what you want.',
     );
   }
+  // `*` with origins beside it is a mistake: checked, like every option, before anything is created.
+  corsOption(options.corsOrigin);
   // Nothing is created or migrated until the port is known to be ours.
   await checkPort(options.host, options.port);
   const db = await openDatabase(options.db, { statementTimeoutMs: options.queryTimeout });
@@ -307,6 +318,7 @@ async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: b
     requireIfMatch: options.requireIfMatch,
     rateLimits: { anonymous: options.rateLimitAnonymous, member: options.rateLimitMember },
     events: config.events,
+    ...corsOption(options.corsOrigin),
     graphql: {
       // Field suggestions help developers and help attackers map a schema: off in production.
       hideSuggestions: production,

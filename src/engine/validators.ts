@@ -35,24 +35,50 @@ export class ValidatorCache {
 }
 
 /**
+ * A compressed answer is a representation of its own, so the HTTP edge
+ * (src/server/compression.ts) gives it the ETag of the uncompressed one
+ * with the coding appended inside the quotes (`"abc-br"`), as Apache does.
+ * Both name the same data: a client holding either is up to date, and may
+ * send either in If-Match.
+ */
+export const ENCODED_ETAG_SUFFIXES = ['-br', '-gzip'] as const;
+
+/** The tag without a content-coding suffix (`"abc-br"` → `"abc"`); any other tag as it is. */
+export function withoutEncodingSuffix(tag: string): string {
+  for (const suffix of ENCODED_ETAG_SUFFIXES) {
+    if (tag.endsWith(`${suffix}"`)) return `${tag.slice(0, -suffix.length - 1)}"`;
+  }
+  return tag;
+}
+
+/**
  * RFC 9110 §13.1.2: `If-None-Match` matches when any listed tag equals the
- * current one under weak comparison, or it is `*`.
+ * current one under weak comparison, or it is `*`. A tag of a compressed
+ * variant matches the data it compresses.
  */
 export function ifNoneMatchMatches(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  if (header.trim() === '*') return true;
-  const opaque = etag.replace(/^W\//, '');
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === opaque);
+  return matchingTag(header, etag) !== undefined;
+}
+
+/** The tag of `If-None-Match` that matches `etag` (`*` itself), or undefined: a 304 names what the client holds. */
+export function matchingTag(header: string | undefined, etag: string): string | undefined {
+  if (header === undefined) return undefined;
+  if (header.trim() === '*') return '*';
+  const opaque = withoutEncodingSuffix(etag.replace(/^W\//, ''));
+  return header
+    .split(',')
+    .map((tag) => tag.trim())
+    .find((tag) => withoutEncodingSuffix(tag.replace(/^W\//, '')) === opaque);
 }
 
 /**
  * RFC 9110 §13.1.1: `If-Match` uses strong comparison; `*` matches any
- * current representation.
+ * current representation. A compressed variant's tag stands for the data.
  */
 export function ifMatchMatches(header: string, etag: string | undefined): boolean {
   if (etag === undefined) return false;
   if (header.trim() === '*') return true;
-  return header.split(',').some((tag) => tag.trim() === etag);
+  return header.split(',').some((tag) => withoutEncodingSuffix(tag.trim()) === etag);
 }
 
 /**

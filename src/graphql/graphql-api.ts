@@ -9,6 +9,7 @@ import { meterOf } from '../engine/request-meter.js';
 import { header, pathOf, searchOf } from '../util/http-request.js';
 import type { PlanLimits } from '../plan/build-read.js';
 import type { Model } from '../schema/model.js';
+import type { AssetStore } from '../util/asset-store.js';
 import { buildGraphqlSchema } from './schema/build-schema.js';
 import { createGraphqlHandler, type GraphqlHttpResponse, type JsonMedia } from './handle-graphql.js';
 import { resolveGraphqlOptions, type GraphqlOptions } from './graphql-options.js';
@@ -39,6 +40,8 @@ export interface GraphqlApiOptions {
   readonly maxMessageBytes?: number;
   /** The accounts flows behind `me` and the accounts mutations, when a type is marked `@account`. */
   readonly accounts?: Accounts | undefined;
+  /** Where GraphiQL's page puts its scripts and styles (served by the server under /assets/). */
+  readonly assets: AssetStore;
 }
 
 const ENDPOINT = '/graphql';
@@ -57,7 +60,7 @@ export const GRAPHQL_METHODS: readonly string[] = ['GET', 'HEAD', 'POST', 'OPTIO
 export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOptions): void {
   const resolved = resolveGraphqlOptions(options.graphql);
   const handler = createGraphqlHandler(options.engine, options.limits, resolved, options.accounts);
-  const graphiql = graphiqlPage(ENDPOINT, options.engine.model);
+  const graphiql = graphiqlPage(ENDPOINT, options.engine.model, options.assets);
   const sseStreams: OpenSseStreams = new Set();
   const sse = createGraphqlSseRoute(handler, sseStreams);
   app.addHook('preClose', (done) => {

@@ -1,33 +1,33 @@
 import type { FastifyInstance } from 'fastify';
+import type { AssetStore } from '../util/asset-store.js';
 import { BEARER_SCHEME } from './openapi/security-schemes.js';
 
 export const DOCS_PREFIX = '/docs';
 
-/** Where the reference's script is served: by us, from the package itself. */
-export const DOCS_SCRIPT_PATH = `${DOCS_PREFIX}/js/scalar.js`;
+/** Where Scalar's plugin serves its script on the scratch instance it renders on. */
+const SCRATCH_SCRIPT_PATH = `${DOCS_PREFIX}/js/scalar.js`;
 
 export interface DocsPageOptions {
   /** Same-origin URL of the OpenAPI document the page shows. */
   readonly documentUrl: string;
   readonly title: string;
-}
-
-interface DocsAssets {
-  readonly html: string;
-  readonly script: string;
+  /** Where the page's scripts go: content-hashed URLs, compressed once, cached for a year. */
+  readonly assets: AssetStore;
 }
 
 /**
  * The browsable API reference at /docs: Scalar's reference, self-hosted.
- * `cdn` points the page at our own route for Scalar's bundled script instead
- * of cdn.jsdelivr.net, and the options below switch off everything that would
- * reach a third-party host from the browser (web fonts, telemetry, the hosted
- * agent and MCP helpers).
+ * The page is small HTML; Scalar's bundled script is an asset under a
+ * content-hashed URL (no CDN), started by a script of ours with its
+ * settings in a JSON data block, so nothing runs inline and the page keeps
+ * a Content-Security-Policy without 'unsafe-inline' scripts. The settings
+ * switch off everything that would reach a third-party host from the
+ * browser (web fonts, telemetry, the hosted agent and MCP helpers).
  *
  * Scalar's package holds its 4 MB browser bundle as a string, which costs a
  * server ~25 MiB of memory from the moment it is imported. So it is imported
- * on the first visit to /docs, not at start-up: its Fastify plugin renders
- * the page and the script once, on a scratch instance, and we serve those.
+ * on the first visit to /docs, not at start-up: its Fastify plugin serves
+ * the script once, on a scratch instance, and we keep that.
  *
  * `/docs` answers with a redirect to `/docs/`, so that relative links inside
  * the page resolve.
@@ -39,54 +39,73 @@ interface DocsAssets {
  * browser's storage would outlive the session it was pasted for.
  */
 export function registerDocsPage(app: FastifyInstance, options: DocsPageOptions): void {
-  let assets: Promise<DocsAssets> | undefined;
-  const load = (): Promise<DocsAssets> => {
-    assets ??= renderAssets(options).catch((error: unknown) => {
-      assets = undefined;
+  let html: Promise<string> | undefined;
+  const load = (): Promise<string> => {
+    html ??= renderPage(options).catch((error: unknown) => {
+      html = undefined;
       throw error;
     });
-    return assets;
+    return html;
   };
+  options.assets.addSource(load);
   app.get(`${DOCS_PREFIX}/`, { logLevel: 'warn' }, async (request, reply) => {
     // The router ignores trailing slashes, so /docs lands here too.
     if (!request.url.split('?')[0]?.endsWith('/')) return reply.redirect(`${DOCS_PREFIX}/`, 301);
-    const { html } = await load();
-    return reply.type('text/html; charset=utf-8').send(html);
-  });
-  app.get(DOCS_SCRIPT_PATH, { logLevel: 'warn' }, async (_request, reply) => {
-    const { script } = await load();
-    return reply.type('application/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(script);
+    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(await load());
   });
 }
 
-async function renderAssets(options: DocsPageOptions): Promise<DocsAssets> {
-  const [{ default: fastify }, { default: fastifyApiReference }] = await Promise.all([
-    import('fastify'),
-    import('@scalar/fastify-api-reference'),
-  ]);
+/** Scalar's settings, as the page hands them to `Scalar.createApiReference`. */
+export function docsConfiguration(options: Pick<DocsPageOptions, 'documentUrl' | 'title'>): Record<string, unknown> {
+  return {
+    url: options.documentUrl,
+    pageTitle: options.title,
+    withDefaultFonts: false,
+    telemetry: false,
+    agent: { disabled: true },
+    mcp: { disabled: true },
+    showDeveloperTools: 'never',
+    // The spec is same-origin, so "try it" needs no proxy; never send requests through Scalar's.
+    proxyUrl: '',
+    authentication: { preferredSecurityScheme: BEARER_SCHEME },
+    persistAuth: false,
+  };
+}
+
+/** Starts the reference once Scalar's bundle has run (it defines `Scalar`). */
+const BOOT_SCRIPT = "Scalar.createApiReference('#app', JSON.parse(document.getElementById('docs-config').textContent));\n";
+
+async function renderPage(options: DocsPageOptions): Promise<string> {
+  const script = await scalarScript();
+  const asset = (name: string, body: string): string => options.assets.add(name, 'text/javascript; charset=utf-8', body).path;
+  const title = options.title.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>${title}</title>
+    <link rel="icon" href="data:," />
+  </head>
+  <body>
+    <div id="app"></div>
+    <script type="application/json" id="docs-config">${JSON.stringify(docsConfiguration(options)).replace(/</g, '\\u003c')}</script>
+    <script src="${asset('scalar.js', script)}"></script>
+    <script src="${asset('docs-boot.js', BOOT_SCRIPT)}"></script>
+  </body>
+</html>
+`;
+}
+
+/** Scalar's browser bundle, as its Fastify plugin serves it. */
+async function scalarScript(): Promise<string> {
+  const [{ default: fastify }, { default: fastifyApiReference }] = await Promise.all([import('fastify'), import('@scalar/fastify-api-reference')]);
   const scratch = fastify({ logger: false });
   try {
-    await scratch.register(fastifyApiReference, {
-      routePrefix: DOCS_PREFIX,
-      configuration: {
-        url: options.documentUrl,
-        cdn: DOCS_SCRIPT_PATH,
-        pageTitle: options.title,
-        withDefaultFonts: false,
-        telemetry: false,
-        agent: { disabled: true },
-        mcp: { disabled: true },
-        showDeveloperTools: 'never',
-        // The spec is same-origin, so "try it" needs no proxy; never send requests through Scalar's.
-        proxyUrl: '',
-        authentication: { preferredSecurityScheme: BEARER_SCHEME },
-        persistAuth: false,
-      },
-    });
-    const html = await scratch.inject({ method: 'GET', url: `${DOCS_PREFIX}/` });
-    const script = await scratch.inject({ method: 'GET', url: DOCS_SCRIPT_PATH });
-    if (html.statusCode !== 200 || script.statusCode !== 200) throw new Error('the API reference could not be rendered');
-    return { html: html.body, script: script.body };
+    await scratch.register(fastifyApiReference, { routePrefix: DOCS_PREFIX, configuration: { url: '/openapi.json', cdn: SCRATCH_SCRIPT_PATH } });
+    const script = await scratch.inject({ method: 'GET', url: SCRATCH_SCRIPT_PATH });
+    if (script.statusCode !== 200) throw new Error('the API reference\'s script could not be loaded');
+    return script.body;
   } finally {
     await scratch.close();
   }

@@ -15,7 +15,12 @@ import { createAccounts, type AccountsOptions } from '../auth/accounts/accounts.
 import { createEventHub, type EventHub } from '../events/event-hub.js';
 import type { EventsOptions } from '../events/webhook-options.js';
 import { clientErrors } from './client-errors.js';
+import { AssetStore } from '../util/asset-store.js';
+import { registerAssetRoutes } from './asset-routes.js';
+import { registerCompression } from './compression.js';
+import { corsOrigins, registerCors, type CorsOptions } from './cors-policy.js';
 import { crossSiteGuard } from './cross-site-guard.js';
+import { registerSecurityHeaders } from './security-headers.js';
 import { closeAfterUnreadBody, installErrorHandling } from './error-handler.js';
 import { DEFAULT_LINGER, type LingerLimits } from './lingering-close.js';
 import { installRequestContext } from './request-context.js';
@@ -41,6 +46,11 @@ export interface ServerOptions {
    * this server's own pages and non-browser clients can. See cross-site-guard.ts.
    */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * Origins whose pages may call the API from a browser (CORS), or `'*'`;
+   * none by default. Listed origins are allowed by the cross-site guard too.
+   */
+  readonly cors?: CorsOptions;
   /**
    * Longest time a client may take to send a whole request, head and body,
    * in milliseconds (30 s by default): after it the request is answered 408
@@ -141,13 +151,18 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     frameworkErrors: (error, request, reply) => {
       closeAfterUnreadBody(request, reply, linger);
       const problem = new ApiError(error.statusCode === 414 ? 'URI_TOO_LONG' : 'BAD_REQUEST', { detail: error.message });
-      void (reply as FastifyReply).code(problem.status).type(PROBLEM_CONTENT_TYPE).send(problemOf(problem, request.url));
+      // Sent before any hook runs, so without the edge's onSend: nosniff is set here.
+      void (reply as FastifyReply).code(problem.status).type(PROBLEM_CONTENT_TYPE).header('x-content-type-options', 'nosniff').send(problemOf(problem, request.url));
     },
   });
   edge.attach(app.server, app.log);
   installErrorHandling(app, { exposeInternals: options.exposeInternals === true, linger });
+  // nosniff on every answer, helmet's headers on the HTML pages.
+  await registerSecurityHeaders(app);
+  // Before authentication: a preflight carries no credentials, and is answered at once.
+  await registerCors(app, options.cors);
   // Before any route is registered, so they run for every one (and before any body is parsed).
-  app.addHook('onRequest', crossSiteGuard(options.allowedOrigins ?? []));
+  app.addHook('onRequest', crossSiteGuard([...(options.allowedOrigins ?? []), ...corsOrigins(options.cors)]));
   const { engine } = options;
   const accounts = await createAccounts(engine, options.accounts);
   const authenticator = createAuthenticator({ ...options.auth, adminRole: adminRoleOf(engine.model), db: engine.db, issuedTokens: accounts?.keys });
@@ -160,6 +175,11 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
       done(error as Error, undefined);
     }
   });
+
+  // Before any route, so every one compresses (br/gzip) and tags its compressed ETags.
+  await registerCompression(app);
+  const assets = new AssetStore();
+  registerAssetRoutes(app, assets);
 
   app.get('/healthz', async (_request, reply) => {
     try {
@@ -185,8 +205,9 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     authenticate: (authorization) => authenticator.authenticate(authorization),
     maxMessageBytes: options.bodyLimit ?? 1024 * 1024,
     accounts,
+    assets,
   });
-  registerOpenApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true });
+  registerOpenApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true, assets });
   const events = createEventHub({ engine, logger: app.log, ...options.events });
   hubs.set(app, events);
   app.addHook('onClose', () => events.stop());

@@ -25,11 +25,11 @@ export function edgeResponse(error: ApiError, target: EdgeTarget | undefined): E
   if (target?.url !== undefined && isGraphqlTarget(target.url)) {
     const accept = target.headers.accept;
     const response = graphqlErrorResponse(error, accept);
-    return { status: response.status, headers: response.headers, body: response.body ?? '' };
+    return { status: response.status, headers: { ...response.headers, 'x-content-type-options': 'nosniff' }, body: response.body ?? '' };
   }
   return {
     status: error.status,
-    headers: { 'content-type': `${PROBLEM_CONTENT_TYPE}; charset=utf-8`, 'cache-control': 'no-store' },
+    headers: { 'content-type': `${PROBLEM_CONTENT_TYPE}; charset=utf-8`, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' },
     body: JSON.stringify(problemOf(error, target?.url)),
   };
 }

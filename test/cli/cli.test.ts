@@ -208,6 +208,17 @@ describe('clear one-line errors', () => {
     expect(result.stderr).toContain('not a SQLite database');
   });
 
+  it('a --cors-origin (or DIGLOT_CORS_ORIGIN) entry that is not an origin, before touching any database', () => {
+    const db = join(work, 'cors.db');
+    const flag = diglot(['serve', '--schema', EXAMPLE_SCHEMA, '--db', db, '--port', '0', '--cors-origin', 'https://app.example.com/path']);
+    expect(flag.status).toBe(1);
+    expect(flag.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^diglot: --cors-origin: "https:\/\/app\.example\.com\/path" is not an origin/)]);
+    const env = diglot(['serve', '--schema', EXAMPLE_SCHEMA, '--db', db, '--port', '0'], { DIGLOT_CORS_ORIGIN: '*,https://app.example.com' });
+    expect(env.status).toBe(1);
+    expect(env.stderr).toContain('--cors-origin: * allows every origin; give it alone');
+    expect(existsSync(db)).toBe(false);
+  });
+
   it('an unreachable PostgreSQL server', () => {
     const result = diglot(['serve', '--schema', EXAMPLE_SCHEMA, '--db', 'postgres://postgres@127.0.0.1:1/nothing', '--port', '0']);
     expect(result.status).toBe(1);

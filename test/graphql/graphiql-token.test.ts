@@ -10,10 +10,8 @@ const SECRET = 'graphiql-token-secret-0123456789abcdef';
 const ADMIN_KEY = 'graphiql-token-admin-key-0123456789';
 
 /** GraphiQL's editors are Monaco models, named by what they hold (`…-operation.graphql`, `…-request-headers.json`, `…-response.json`). */
-declare global {
-  interface Window {
-    __MONACO?: { editor: { getModels(): { uri: { path: string }; getValue(): string; setValue(value: string): void }[] } };
-  }
+interface MonacoWindow {
+  __MONACO?: { editor: { getModels(): { uri: { path: string }; getValue(): string; setValue(value: string): void }[] } };
 }
 
 /**
@@ -45,7 +43,7 @@ describeEachDialect('GraphiQL with a token in its headers pane', (ctx) => {
   const editor = (page: Page, name: string, value?: string): Promise<string> =>
     page.evaluate(
       ([suffix, text]) => {
-        const model = window.__MONACO?.editor.getModels().find((candidate) => candidate.uri.path.endsWith(suffix));
+        const model = (globalThis as unknown as MonacoWindow).__MONACO?.editor.getModels().find((candidate) => candidate.uri.path.endsWith(suffix));
         if (model === undefined) throw new Error(`no ${suffix} editor`);
         if (text !== undefined) model.setValue(text);
         return model.getValue();
@@ -57,7 +55,7 @@ describeEachDialect('GraphiQL with a token in its headers pane', (ctx) => {
   async function run(page: Page): Promise<Record<string, unknown>> {
     await editor(page, '-response.json', '');
     await page.click('.graphiql-execute-button');
-    await page.waitForFunction(() => window.__MONACO?.editor.getModels().find((model) => model.uri.path.endsWith('-response.json'))?.getValue().includes('"data"') === true);
+    await page.waitForFunction(() => (globalThis as unknown as MonacoWindow).__MONACO?.editor.getModels().find((model) => model.uri.path.endsWith('-response.json'))?.getValue().includes('"data"') === true);
     return JSON.parse(await editor(page, '-response.json')) as Record<string, unknown>;
   }
 
@@ -65,7 +63,7 @@ describeEachDialect('GraphiQL with a token in its headers pane', (ctx) => {
     const page = await browser.newPage();
     const errors = collectPageErrors(page);
     await page.goto(`${server.url}/graphql`);
-    await page.waitForFunction(() => window.__MONACO?.editor.getModels().some((model) => model.uri.path.endsWith('-request-headers.json')) === true);
+    await page.waitForFunction(() => (globalThis as unknown as MonacoWindow).__MONACO?.editor.getModels().some((model) => model.uri.path.endsWith('-request-headers.json')) === true);
     expect(JSON.parse(await editor(page, '-request-headers.json'))).toEqual({ Authorization: 'Bearer ' });
 
     await editor(page, '-operation.graphql', `{ user(id: "${owner}") { id email } }`);

@@ -38,7 +38,8 @@ describeEachDialect('GraphQL HTTP caching and persisted operations', (ctx) => {
     const etag = first.headers.get('etag');
     expect(etag).toMatch(/^"[^"]+"$/);
     expect(first.headers.get('cache-control')).toBe('public, no-cache');
-    expect(first.headers.get('vary')).toBe('Accept');
+    // Accept chooses the media type, Accept-Encoding the coding (src/server/compression.ts).
+    expect(first.headers.get('vary')).toBe('Accept, Accept-Encoding');
 
     const before = server.db.statementCount;
     const revalidated = await gqlGet(server.url, params, { 'if-none-match': etag ?? '' });

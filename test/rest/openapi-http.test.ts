@@ -42,8 +42,8 @@ describe('GET /openapi.json and /docs', () => {
 
   it('has every route Fastify serves, and no operation it does not serve', async () => {
     const document = (await http(server.url, 'GET', '/openapi.json')).json as OpenApiDocument;
-    // Not REST operations: the reference page itself, and the GraphQL endpoint, which describes itself by introspection.
-    const elsewhere = ['/docs', '/graphql'];
+    // Not REST operations: the reference page itself, the pages' assets, and the GraphQL endpoint, which describes itself by introspection.
+    const elsewhere = ['/docs', '/graphql', '/assets'];
     const routes = parseRoutes(server.app.printRoutes({ commonPrefix: false })).filter(
       (route) => !elsewhere.some((prefix) => route.path === prefix || route.path.startsWith(`${prefix}/`)),
     );
@@ -60,7 +60,8 @@ describe('GET /openapi.json and /docs', () => {
       expect(document.paths[path], `${operation} is served on a path the document does not have`).toBeDefined();
       const concrete = path.replaceAll('{id}', 'x').replaceAll('{targetId}', 'y');
       const response = await http(server.url, method, concrete);
-      expect(response.status, `${operation} is served but not documented`).toBe(405);
+      // OPTIONS answers what the path allows (RFC 9110 §9.3.7); every other undocumented method is a 405.
+      expect(response.status, `${operation} is served but not documented`).toBe(method === 'OPTIONS' ? 204 : 405);
     }
     // Every resource type has its collection and item paths.
     for (const type of server.model.types) {
@@ -79,7 +80,7 @@ describe('GET /openapi.json and /docs', () => {
     expect(html).not.toMatch(/jsdelivr|unpkg|cdnjs|fonts\.googleapis|fonts\.scalar\.com/i);
     expect(html).not.toMatch(/(?:src|href)\s*=\s*["']?(?:https?:)?\/\//i);
 
-    const assets = [...html.matchAll(/(?:src|href)\s*=\s*["']([^"']+)["']/gi)].map((match) => match[1] as string);
+    const assets = [...html.matchAll(/(?:src|href)\s*=\s*["']([^"']+)["']/gi)].map((match) => match[1] as string).filter((asset) => !asset.startsWith('data:'));
     const documentUrl = /"url":\s*"([^"]+)"/.exec(html)?.[1];
     expect(assets.length).toBeGreaterThan(0);
     expect(documentUrl).toBe('/openapi.json');
@@ -250,8 +251,9 @@ describeEachDialect('every REST operation answers as the OpenAPI document says',
       await call('DELETE', `${base}/${newId}`, 204);
       await call('DELETE', `${base}/${newId}`, 404);
 
+      // OPTIONS is answered on every path (204 with Allow; CORS preflights too, when configured).
+      expect((await http(server.url, 'OPTIONS', base)).headers.get('allow')).toBe('GET, HEAD, POST, OPTIONS');
       // Methods a path does not have.
-      await call('OPTIONS', base, 405);
       await call('PUT', base, 405, { body: {} });
       await call('POST', `${base}/${otherId ?? id}`, 405, { body: {} });
     }

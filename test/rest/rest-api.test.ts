@@ -399,7 +399,7 @@ describeEachDialect('REST API', (ctx) => {
     it('a wrong method is 405 with Allow', async () => {
       const response = await call('PATCH', '/users');
       expect(response.status).toBe(405);
-      expect(response.headers.get('allow')).toBe('GET, HEAD, POST');
+      expect(response.headers.get('allow')).toBe('GET, HEAD, POST, OPTIONS');
       expect(response.json.code).toBe('METHOD_NOT_ALLOWED');
     });
 

@@ -169,6 +169,7 @@ describeSqlite('HTTP edge', (ctx) => {
       expect(response.status).toBe(431);
       expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(response.json).toMatchObject({ status: 431, code: 'HEADERS_TOO_LARGE' });
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
     });
 
     it('a malformed request line: 400 BAD_REQUEST', async () => {

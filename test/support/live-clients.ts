@@ -53,7 +53,7 @@ export function openEventSource(url: string, headers: Record<string, string> = {
   const source = new EventSource(url, {
     fetch: (input, init) => fetch(input, { ...init, headers: { ...(init.headers as Record<string, string>), ...headers } }),
   });
-  const take = (type: string) => (event: MessageEvent<string>) => events.push({ type, id: event.lastEventId, data: JSON.parse(event.data) });
+  const take = (type: string) => (event: MessageEvent) => events.push({ type, id: event.lastEventId, data: JSON.parse(String(event.data)) });
   source.addEventListener('update', take('update'));
   source.addEventListener('problem', take('problem'));
   const opened = new Promise<void>((resolve, reject) => {

@@ -1,5 +1,6 @@
 import { DEFAULT_FILES_DIRECTORY } from '../../files/file-service.js';
 import { DEFAULT_RATE_LIMITS } from '../../server/rate-limits.js';
+import { normaliseOrigin } from '../../server/cross-site-guard.js';
 import { budget, flag, integer, list, oneOf, port, text } from './option-kinds.js';
 import type { OptionSpec } from './option-spec.js';
 
@@ -115,6 +116,14 @@ export const OPTIONS = {
     default: false,
     description: 'accept only the trusted documents on /graphql',
   },
+  corsOrigin: {
+    key: 'corsOrigin',
+    flag: '--cors-origin',
+    env: ['DIGLOT_CORS_ORIGIN'],
+    kind: list('<origins>', originProblem),
+    default: undefined,
+    description: 'origins whose pages may call the API from a browser (https://app.example.com, comma-separated), or * for any page',
+  },
   allowOpenWrites: {
     key: 'allowOpenWrites',
     flag: '--allow-open-writes',
@@ -202,6 +211,17 @@ export const OPTIONS = {
 } as const satisfies Readonly<Record<string, OptionSpec<unknown>>>;
 
 export type OptionKey = keyof typeof OPTIONS;
+
+/** `*` alone, or origins as browsers send them (scheme://host[:port]); checked before anything starts. */
+function originProblem(value: string): string | undefined {
+  if (value === '*') return undefined;
+  try {
+    normaliseOrigin(value);
+    return undefined;
+  } catch {
+    return `${JSON.stringify(value)} is not an origin (scheme://host[:port], nothing after it), nor *`;
+  }
+}
 
 function minimumLength(length: number, what: string): (value: string) => string | undefined {
   return (value) => (value.length >= length ? undefined : `${what} must be ${length} characters or more (it is ${value.length})`);

@@ -1,37 +1,46 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadSchemaFiles } from '../../schema/load-schema.js';
 import type { Model } from '../../schema/model.js';
+import { AssetStore } from '../../util/asset-store.js';
 import { BARE_BEARER_SCRIPT, exampleQuery, graphiqlPage, PRESET_HEADERS } from './graphiql-page.js';
 
 const EXAMPLE = new URL('../../../examples/social/schema.graphql', import.meta.url).pathname;
 
 let model: Model;
 let html: string;
+const assets = new AssetStore();
 
 beforeAll(async () => {
   const loaded = await loadSchemaFiles([EXAMPLE]);
   if (!loaded.ok) throw new Error('example schema does not load');
   model = loaded.model;
-  html = await graphiqlPage('/graphql', model)();
+  html = await graphiqlPage('/graphql', model, assets)();
 });
 
-/** The options the page hands to GraphiQL, as it embeds them: the last argument of renderYogaGraphiQL. */
+/** The options the page hands to GraphiQL, from its JSON data block. */
 function renderOptions(page: string): Record<string, unknown> {
-  const match = /renderYogaGraphiQL\(\s*window\.document\.querySelector\('#root'\),\s*(\{.*\}),\s*\);\s*<\/script>\s*<\/body>/s.exec(page);
-  if (match?.[1] === undefined) throw new Error('no renderYogaGraphiQL call in the page');
-  return JSON.parse(match[1]) as Record<string, unknown>;
+  const match = /<script type="application\/json" id="graphiql-config">(.*?)<\/script>/s.exec(page);
+  if (match?.[1] === undefined) throw new Error('no settings block in the page');
+  return (JSON.parse(match[1]) as { graphiql: Record<string, unknown> }).graphiql;
 }
 
+/** The `src` of every script of the page, in order. */
+function scripts(page: string): string[] {
+  return [...page.matchAll(/<script src="([^"]+)"><\/script>/g)].map((match) => match[1] as string);
+}
+
+type FetchInput = Request | string;
+
 /** Runs the page's header script against a `fetch` that records what it is given. */
-function shimmedFetch(): { fetch: (input: RequestInfo, init?: RequestInit) => Promise<Response>; sent: [RequestInfo, RequestInit | undefined][] } {
-  const sent: [RequestInfo, RequestInit | undefined][] = [];
+function shimmedFetch(): { fetch: (input: FetchInput, init?: RequestInit) => Promise<Response>; sent: [FetchInput, RequestInit | undefined][] } {
+  const sent: [FetchInput, RequestInit | undefined][] = [];
   const window = {
-    fetch: (input: RequestInfo, init?: RequestInit): Promise<Response> => {
+    fetch: (input: FetchInput, init?: RequestInit): Promise<Response> => {
       sent.push([input, init]);
       return Promise.resolve(new Response('{}'));
     },
   };
-  const body = BARE_BEARER_SCRIPT.replace(/^<script>/, '').replace(/<\/script>$/, '');
+  const body = BARE_BEARER_SCRIPT;
   // The script as the browser runs it, with `window` standing in for the page's.
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the code under test is a string of browser script
   new Function('window', body)(window);
@@ -65,10 +74,15 @@ describe('the GraphiQL page', () => {
     for (const hidden of ['email', 'phone', 'birthday', 'preferences']) expect(query).not.toMatch(new RegExp(`^\\s*${hidden}\\b`, 'm'));
   });
 
-  it('runs the header script before GraphiQL\'s own', () => {
-    const script = html.indexOf(BARE_BEARER_SCRIPT);
-    expect(script).toBeGreaterThan(0);
-    expect(script).toBeLessThan(html.indexOf('YogaGraphiQL'));
+  it('runs the header script before GraphiQL\'s own, and nothing inline', async () => {
+    const [boot, bundle] = scripts(html);
+    expect(boot).toMatch(/^\/assets\/[\w-]+\/graphiql-boot\.js$/);
+    expect(bundle).toMatch(/^\/assets\/[\w-]+\/graphiql\.js$/);
+    expect(String((await assets.find(boot ?? ''))?.body)).toContain(BARE_BEARER_SCRIPT);
+    expect(String((await assets.find(bundle ?? ''))?.body)).toContain('YogaGraphiQL');
+    // Every <script> either loads a file or is the JSON settings block.
+    expect([...html.matchAll(/<script([^>]*)>/g)].map((match) => match[1])).toEqual([' type="application/json" id="graphiql-config"', ` src="${boot}"`, ` src="${bundle}"`]);
+    expect(html.length).toBeLessThan(4096);
   });
 
   it('leaves out an Authorization header with no credential after Bearer, and passes every other request as it is', async () => {
@@ -80,7 +94,7 @@ describe('the GraphiQL page', () => {
     await fetch(new Request('http://localhost/graphql', { headers: { Authorization: 'Bearer ' } }));
     await fetch('/graphql');
 
-    const authorization = ([input, init]: [RequestInfo, RequestInit | undefined]): string | null =>
+    const authorization = ([input, init]: [FetchInput, RequestInit | undefined]): string | null =>
       init?.headers !== undefined ? new Headers(init.headers).get('authorization') : input instanceof Request ? input.headers.get('authorization') : null;
     expect(sent.map(authorization)).toEqual([null, null, 'Bearer a.b.c', 'Basic eDp5', null, null]);
     expect(new Headers(sent[0]?.[1]?.headers).get('content-type')).toBe('application/json');

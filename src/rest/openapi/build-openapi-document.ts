@@ -50,7 +50,7 @@ export function buildOpenApiDocument(model: Model, options: OpenApiOptions = {})
     schemas[names.create(type.name)] = createSchema(type);
     schemas[names.patch(type.name)] = patchSchema(type);
     schemas[names.list(type.name)] = listSchema(type, names);
-    schemas[names.filter(type.name)] = filterSchema(type, names);
+    schemas[names.filter(type.name)] = filterSchema(type);
     Object.assign(parameters, typeParameters(model, type, names, limits));
     const pathOptions = { requireIfMatch: options.requireIfMatch === true, files: options.files === true };
     Object.assign(paths, resourcePaths(model, type, names, pathOptions));

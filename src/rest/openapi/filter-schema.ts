@@ -1,7 +1,6 @@
 import type { Field, ResourceType } from '../../schema/model.js';
-import type { ComponentNames } from './component-names.js';
 import { annotations, scalarValueSchema } from './field-schemas.js';
-import { ref, type JsonSchema } from './openapi-types.js';
+import type { JsonSchema } from './openapi-types.js';
 
 /**
  * The `filter` query parameter of a type, as the REST grammar reads it
@@ -11,26 +10,39 @@ import { ref, type JsonSchema } from './openapi-types.js';
  *   filter[or][0][name][startsWith]=A&filter[or][1][age][lt]=30   filter[not][status]=DRAFT
  *
  * Each field lists exactly the operators the planner accepts for it.
+ *
+ * The grammar nests without end (`filter[not][or][0][not]…`), but the
+ * schema describes one level of `and`/`or`/`not` over plain conditions and
+ * says so: a self-referencing schema sent API references that flatten a
+ * deepObject parameter (Scalar's /docs) into endless recursion, which
+ * left every parameter of the page unshown.
  */
-export function filterSchema(type: ResourceType, names: ComponentNames): JsonSchema {
-  const self = ref('schemas', names.filter(type.name));
+export function filterSchema(type: ResourceType): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const field of type.fields) {
     const schema = fieldFilterSchema(field);
     if (schema !== undefined) properties[field.name] = schema;
   }
+  // Not closed: deeper `and`/`or`/`not` are allowed here, undescribed.
+  const conditions: JsonSchema = { type: 'object', properties };
   const indexed = (word: string): JsonSchema => ({
     type: 'object',
     description: `Conditions combined with ${word.toUpperCase()}, indexed from 0: \`filter[${word}][0][field][op]=value\`.`,
     propertyNames: { pattern: '^[0-9]+$' },
-    additionalProperties: self,
+    additionalProperties: { ...conditions, description: 'Conditions on fields; `and`, `or` and `not` nest here too, to any depth.' },
   });
   return {
     type: 'object',
     description:
       `Conditions on ${type.plural}, combined with AND. \`filter[field]=value\` means equality; \`filter[field][op]=value\` ` +
-      'applies an operator; `in` takes a comma-separated list; `isNull` takes true or false.',
-    properties: { ...properties, and: indexed('and'), or: indexed('or'), not: { ...self, description: 'Records that do not match this filter.' } },
+      'applies an operator; `in` takes a comma-separated list; `isNull` takes true or false. ' +
+      '`and`, `or` and `not` combine conditions and nest to any depth (`filter[not][or][0][name]=Ada`).',
+    properties: {
+      ...properties,
+      and: indexed('and'),
+      or: indexed('or'),
+      not: { ...conditions, description: 'Records that do not match these conditions (`and`, `or` and `not` nest here too).' },
+    },
     additionalProperties: false,
   };
 }

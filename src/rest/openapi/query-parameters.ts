@@ -68,7 +68,8 @@ export function typeParameters(model: Model, type: ResourceType, names: Componen
         name: `${relation.name}.limit`,
         in: 'query',
         description: `How many ${target.plural} to embed in each record (default ${limits.defaultPageSize}, at most ${limits.maxPageSize}).${only}`,
-        schema: { type: 'integer', minimum: 0, maximum: limits.maxPageSize, default: limits.defaultPageSize },
+        // No `default`: clients such as /docs send a parameter's default, and this one is refused without its include.
+        schema: { type: 'integer', minimum: 0, maximum: limits.maxPageSize },
       };
       parameters[`${prefix}.sort`] = sortParameter(`${relation.name}.sort`, target, only);
       parameters[`${prefix}.filter`] = filterParameter(`${relation.name}.filter`, target, names, only);

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Engine } from '../../engine/engine.js';
+import type { AssetStore } from '../../util/asset-store.js';
 import { ifNoneMatchMatches, strongEtag } from '../../engine/validators.js';
 import { registerDocsPage } from '../docs-page.js';
 import { buildOpenApiDocument, DEFAULT_TITLE, type OpenApiOptions } from './build-openapi-document.js';
@@ -7,6 +8,8 @@ import { OPENAPI_PATH } from './service-paths.js';
 
 export interface RegisterOpenApiOptions extends OpenApiOptions {
   readonly engine: Engine;
+  /** Where the reference page puts its script (served by the server under /assets/). */
+  readonly assets: AssetStore;
 }
 
 /**
@@ -17,7 +20,7 @@ export interface RegisterOpenApiOptions extends OpenApiOptions {
  * more while starting, memory V8 keeps for its young generation.
  */
 export function registerOpenApi(app: FastifyInstance, options: RegisterOpenApiOptions): void {
-  const { engine, ...documentOptions } = options;
+  const { engine, assets, ...documentOptions } = options;
   // A document that failed to build (only a schema whose type names collide once pluralised) fails every request alike, without being built again.
   let built: { readonly body: string; readonly etag: string } | Error | undefined;
   const build = (): NonNullable<typeof built> => {
@@ -43,5 +46,5 @@ export function registerOpenApi(app: FastifyInstance, options: RegisterOpenApiOp
     return reply.type('application/json').send(body);
   });
 
-  registerDocsPage(app, { documentUrl: OPENAPI_PATH, title: documentOptions.title ?? DEFAULT_TITLE });
+  registerDocsPage(app, { documentUrl: OPENAPI_PATH, title: documentOptions.title ?? DEFAULT_TITLE, assets });
 }
