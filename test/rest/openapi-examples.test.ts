@@ -7,12 +7,14 @@
  * the server refuses without its include: /docs's first try was a 400.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { issueToken } from '../../src/auth/issue-token.js';
 import { HTTP_METHODS, type OpenApiDocument } from '../../src/rest/openapi/openapi-types.js';
 import { describeEachDialect } from '../support/databases.js';
 import { http } from '../support/http.js';
 import { startServer, type TestServer } from '../support/start-server.js';
 
 const ADMIN_KEY = 'openapi-examples-admin-key-0123456789';
+const JWT_SECRET = 'openapi-examples-jwt-secret-0123456789abcdef';
 
 type Json = Record<string, unknown>;
 
@@ -99,7 +101,7 @@ describeEachDialect('the OpenAPI document\'s example requests', (ctx) => {
   const auth = { authorization: `Bearer ${ADMIN_KEY}` };
 
   beforeAll(async () => {
-    server = await startServer(() => ctx.open(), { rules: true, server: { auth: { adminKey: ADMIN_KEY } } });
+    server = await startServer(() => ctx.open(), { rules: true, server: { auth: { adminKey: ADMIN_KEY, jwtSecret: JWT_SECRET } } });
     document = (await http(server.url, 'GET', '/openapi.json')).json as OpenApiDocument;
   });
 
@@ -121,9 +123,12 @@ describeEachDialect('the OpenAPI document\'s example requests', (ctx) => {
       return undefined;
     };
     const { requests, skipped } = exampleRequests(document, fill);
+    // The caller's own record (/me) is an account's, not the admin key's: ask it as the first user.
+    const member = { authorization: `Bearer ${await issueToken(JWT_SECRET, { sub: ids.get('users'), role: 'MEMBER' }, 600)}` };
     const failures: string[] = [];
     for (const request of requests) {
-      const response = await http(server.url, request.method, request.path, { headers: auth, ...(request.body === undefined ? {} : { body: request.body }) });
+      const headers = request.path === '/me' || request.path.startsWith('/me?') ? member : auth;
+      const response = await http(server.url, request.method, request.path, { headers, ...(request.body === undefined ? {} : { body: request.body }) });
       if (response.status < 200 || response.status > 299) failures.push(`${request.method} ${request.path}: ${response.status} ${response.text.slice(0, 300)}`);
     }
     expect(failures).toEqual([]);
