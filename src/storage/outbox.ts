@@ -70,16 +70,8 @@ export function eventRowPrefix(db: Pick<Database, 'sql' | 'supports'>, table: st
 // After commit: publication, deliveries, retention
 
 /** An event as stored, with its position in publication order. */
-export interface StoredEvent {
+export interface StoredEvent extends EventValues {
   readonly seq: number;
-  readonly id: string;
-  readonly type: string;
-  readonly recordId: string;
-  readonly principal: string;
-  readonly record: string | null;
-  readonly previous: string | null;
-  readonly target: string | null;
-  readonly createdAt: string;
   readonly published: number;
 }
 
