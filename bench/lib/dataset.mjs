@@ -15,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { postFromSqlite, userFromSqlite } from '../servers/hand-data.mjs';
+import { withoutDirectives } from '../../dist/schema/without-directives.js';
 
 /** `diglot seed --scale 10`: 10,000 users, 100,000 posts (skewed), 200,000 follows (and 2,000 products, 20,000 orders, 60,000 order items no workload reads). */
 export const SCALE = 10;
@@ -96,33 +97,10 @@ export async function createPgDatabase(pgUrl, templateUrl) {
 export function writeOpenSchema(root, dataDir) {
   let text = readFileSync(join(root, 'examples/social/schema.graphql'), 'utf8');
   // Rules, the role enum's mark and values from the principal: what a build before permissions would not know either.
-  for (const directive of ['@allow(', '@roles(', '@default(fromAuth']) text = withoutDirective(text, directive);
+  text = withoutDirectives(text, ['@allow(', '@roles(', '@default(fromAuth']);
   const file = join(dataDir, 'schema.graphql');
   writeFileSync(file, text);
   return file;
-}
-
-/** `text` with every use of the directive starting `prefix` taken out (parentheses balanced, strings skipped). */
-function withoutDirective(text, prefix) {
-  let out = '';
-  let at = 0;
-  for (let start = text.indexOf(prefix, at); start >= 0; start = text.indexOf(prefix, at)) {
-    out += text.slice(at, start);
-    let depth = 0;
-    let quoted = false;
-    let i = text.indexOf('(', start);
-    for (; i < text.length; i++) {
-      const c = text[i];
-      if (quoted) {
-        if (c === '\\') i++;
-        else if (c === '"') quoted = false;
-      } else if (c === '"') quoted = true;
-      else if (c === '(') depth++;
-      else if (c === ')' && --depth === 0) break;
-    }
-    at = i + 1;
-  }
-  return out + text.slice(at);
 }
 
 /**

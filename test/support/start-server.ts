@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { createFileService, type FileService, type FileServiceOptions } from '../../src/files/file-service.js';
 import { createEngine, type Engine, type EngineOptions, type SeedOptions } from '../../src/engine/engine.js';
 import { loadSchema, loadSchemaFiles } from '../../src/schema/load-schema.js';
+import { withoutDirectives } from '../../src/schema/without-directives.js';
 import type { Model } from '../../src/schema/model.js';
 import type { Database } from '../../src/storage/dialect.js';
 import { migrate } from '../../src/storage/migrate/migrate.js';
@@ -33,35 +34,12 @@ export function loadExampleModel(): Promise<Model> {
  */
 export function loadOpenExampleModel(): Model {
   if (openExampleModel === undefined) {
-    const text = without('@account', without('@allow', readFileSync(EXAMPLE_SCHEMA, 'utf8')));
+    const text = withoutDirectives(readFileSync(EXAMPLE_SCHEMA, 'utf8'), ['@allow(', '@account(']);
     const result = loadSchema([{ file: EXAMPLE_SCHEMA, text }]);
     if (!result.ok) throw new Error(`open example schema does not load: ${JSON.stringify(result.problems)}`);
     openExampleModel = result.model;
   }
   return openExampleModel;
-}
-
-/** The SDL with every use of `directive` (`@allow(…)`) taken out (parentheses balanced, strings skipped). */
-function without(directive: string, text: string): string {
-  let out = '';
-  let at = 0;
-  for (let start = text.indexOf(`${directive}(`, at); start >= 0; start = text.indexOf(`${directive}(`, at)) {
-    out += text.slice(at, start);
-    let depth = 0;
-    let i = start + directive.length;
-    let quoted = false;
-    for (; i < text.length; i++) {
-      const c = text[i];
-      if (quoted) {
-        if (c === '\\') i++;
-        else if (c === '"') quoted = false;
-      } else if (c === '"') quoted = true;
-      else if (c === '(') depth++;
-      else if (c === ')' && --depth === 0) break;
-    }
-    at = i + 1;
-  }
-  return out + text.slice(at);
 }
 
 /** Small, deterministic demo data: enough for pages, skew and relations. */
