@@ -274,14 +274,18 @@ export async function createAccounts(engine: Engine, options: AccountsOptions = 
 
     async confirmPasswordReset(token, password, request) {
       const secret = checkNewPassword(password);
+      const tokenHash = hashCredential(requiredText(token, 'token'));
+      const invalid = (): ApiError => new ApiError('ONE_TIME_TOKEN_INVALID', { detail: 'The reset token is unknown, used or expired: ask for a new one' });
+      // Anyone may send this request: a made-up token must not cost an argon2 hash (CPU and 19 MiB each).
+      if (!(await store.oneTimeTokenUsable(tokenHash, 'password-reset', now()))) throw invalid();
       const hash = await hasher.hash(secret);
       const at = now();
-      const id = await store.consumeOneTimeToken(hashCredential(requiredText(token, 'token')), 'password-reset', at, async (tx, accountId) => {
+      const id = await store.consumeOneTimeToken(tokenHash, 'password-reset', at, async (tx, accountId) => {
         await store.setPassword(accountId, hash, at, tx);
         await store.revokeAccountSessions(accountId, at, undefined, tx);
         return accountId;
       });
-      if (id === undefined) throw new ApiError('ONE_TIME_TOKEN_INVALID', { detail: 'The reset token is unknown, used or expired: ask for a new one' });
+      if (id === undefined) throw invalid();
       request.log.info({ account: { event: 'password-reset', accountId: id, address: request.address } }, 'password reset');
     },
 
