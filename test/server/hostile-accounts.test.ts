@@ -33,3 +33,47 @@ describeEachDialect('Accounts under attack', (ctx) => {
     expect(graphql.json?.errors?.[0]?.extensions?.code).toBe('ONE_TIME_TOKEN_INVALID');
   });
 });
+
+describeEachDialect('Accounts under attack: sign-in limits', (ctx) => {
+  let server: TestServer;
+  const FAILURES = 3;
+
+  beforeAll(async () => {
+    server = await startServer(() => ctx.open(), {
+      rules: true,
+      seed: { counts: { User: 2, Post: 1, Product: 1, Order: 1, OrderItem: 1 }, linksPerRecord: 1 },
+      server: {
+        accounts: {
+          passwordHash: { memoryCost: 1024, timeCost: 1, parallelism: 1 },
+          limits: { failuresPerIdentifier: { points: FAILURES, seconds: 600 }, signInsPerAddress: { points: 10_000, seconds: 600 } },
+        },
+      },
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('counts concurrent wrong guesses at one account against its failure limit (no burst gets more guesses than the limit)', async () => {
+    const guesses = 12;
+    for (const style of ['rest', 'graphql'] as const) {
+      const email = `burst-${style}-${ctx.dialect}@example.com`;
+      const signUp = await http(server.url, 'POST', '/auth/sign-up', { body: { name: 'Burst', email, password: 'the-right-password-1' } });
+      expect(signUp.status).toBe(201);
+      const codes = await Promise.all(
+        Array.from({ length: guesses }, async (_, i) => {
+          const password = `wrong-guess-${i}`;
+          const response =
+            style === 'rest'
+              ? await http(server.url, 'POST', '/auth/sign-in', { body: { email, password } })
+              : await http(server.url, 'POST', '/graphql', {
+                  body: { query: 'mutation($email: String!, $password: String!) { signIn(email: $email, password: $password) { accessToken } }', variables: { email, password } },
+                });
+          return (response.json?.code ?? response.json?.errors?.[0]?.extensions?.code) as string;
+        }),
+      );
+      expect(codes.filter((code) => code === 'INVALID_CREDENTIALS').length, `${style}: ${codes.join(', ')}`).toBe(FAILURES);
+      expect(codes.filter((code) => code === 'RATE_LIMITED').length).toBe(guesses - FAILURES);
+    }
+  });
+});

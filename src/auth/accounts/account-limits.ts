@@ -17,9 +17,8 @@ export interface AccountLimitOptions {
 }
 
 export interface AccountLimits {
-  /** Before a sign-in: 429 RATE_LIMITED when the identifier or the address is over its limit (the address's attempt counts). */
+  /** Before a sign-in: 429 RATE_LIMITED when the identifier or the address is over its limit (the attempt counts against both until it succeeds). */
   checkSignIn(identifier: string, address: string): Promise<void>;
-  failedSignIn(identifier: string): Promise<void>;
   succeededSignIn(identifier: string): Promise<void>;
   checkReset(identifier: string, address: string): Promise<void>;
 }
@@ -39,12 +38,9 @@ export function createAccountLimits(options: AccountLimitOptions = {}): AccountL
 
   return {
     async checkSignIn(identifier, address) {
-      const counted = await failures.get(key(identifier));
-      if (counted !== null && counted.consumedPoints >= failures.points) throw limited(counted.msBeforeNext);
+      // Counted as a failure before the password is checked (a success clears it): concurrent guesses cannot all pass a check made before any of them failed.
+      await consume(failures, key(identifier));
       await consume(addresses, address);
-    },
-    async failedSignIn(identifier) {
-      await failures.penalty(key(identifier), 1);
     },
     async succeededSignIn(identifier) {
       await failures.delete(key(identifier));

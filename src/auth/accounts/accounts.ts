@@ -180,7 +180,6 @@ export async function createAccounts(engine: Engine, options: AccountsOptions = 
       const stored = state?.passwordHash ?? null;
       const valid = stored !== null && secret.length <= MAX_PASSWORD_LENGTH ? await hasher.verify(stored, secret) : (await hasher.verifyDummy(secret.slice(0, MAX_PASSWORD_LENGTH)), false);
       if (state === undefined || !valid) {
-        await limits.failedSignIn(name);
         request.log.warn({ account: { event: 'sign-in', outcome: 'failure', identifier: name, address: request.address } }, 'sign-in failed');
         throw new ApiError('INVALID_CREDENTIALS', { detail: `Wrong ${account.identifier} or password` });
       }
@@ -251,9 +250,9 @@ export async function createAccounts(engine: Engine, options: AccountsOptions = 
       const stored = state?.passwordHash ?? null;
       const valid = stored !== null && secret.length <= MAX_PASSWORD_LENGTH && (await hasher.verify(stored, secret));
       if (state === undefined || !valid) {
-        await limits.failedSignIn(`id:${id}`);
         throw new ApiError('INVALID_CREDENTIALS', { detail: 'The current password is wrong' });
       }
+      await limits.succeededSignIn(`id:${id}`);
       await store.setPassword(id, await hasher.hash(fresh), now());
       // Every other sign-in ends; the caller's own (its `sid`) goes on.
       const sid = request.principal.claims['sid'];
