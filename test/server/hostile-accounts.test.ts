@@ -37,12 +37,14 @@ describeEachDialect('Accounts under attack', (ctx) => {
 describeEachDialect('Accounts under attack: sign-in limits', (ctx) => {
   let server: TestServer;
   const FAILURES = 3;
+  const logLines: string[] = [];
 
   beforeAll(async () => {
     server = await startServer(() => ctx.open(), {
       rules: true,
       seed: { counts: { User: 2, Post: 1, Product: 1, Order: 1, OrderItem: 1 }, linksPerRecord: 1 },
       server: {
+        logger: { level: 'info', stream: { write: (line: string) => void logLines.push(line) } },
         accounts: {
           passwordHash: { memoryCost: 1024, timeCost: 1, parallelism: 1 },
           limits: { failuresPerIdentifier: { points: FAILURES, seconds: 600 }, signInsPerAddress: { points: 10_000, seconds: 600 } },
@@ -75,5 +77,19 @@ describeEachDialect('Accounts under attack: sign-in limits', (ctx) => {
       expect(codes.filter((code) => code === 'INVALID_CREDENTIALS').length, `${style}: ${codes.join(', ')}`).toBe(FAILURES);
       expect(codes.filter((code) => code === 'RATE_LIMITED').length).toBe(guesses - FAILURES);
     }
+  });
+
+  it('keeps the log line of a failed sign-in small when the identifier is half a megabyte', async () => {
+    const email = `${'h'.repeat(500_000)}@example.com`;
+    const before = logLines.length;
+    const rest = await http(server.url, 'POST', '/auth/sign-in', { body: { email, password: 'any-password-1' } });
+    expect(rest.json?.code).toBe('INVALID_CREDENTIALS');
+    const graphql = await http(server.url, 'POST', '/graphql', {
+      body: { query: 'mutation($email: String!) { signIn(email: $email, password: "any-password-1") { accessToken } }', variables: { email } },
+    });
+    expect(graphql.json?.errors?.[0]?.extensions?.code).toBe('INVALID_CREDENTIALS');
+    const written = logLines.slice(before);
+    expect(written.filter((line) => line.includes('sign-in failed'))).toHaveLength(2);
+    expect(Math.max(...written.map((line) => line.length))).toBeLessThan(10_000);
   });
 });

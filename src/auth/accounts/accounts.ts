@@ -93,6 +93,8 @@ const ONE_TIME_PREFIX = 'dot_';
 /** Longer passwords are refused before hashing: argon2 of a megabyte is work an attacker would like us to do. */
 const MAX_PASSWORD_LENGTH = 256;
 const MIN_PASSWORD_LENGTH = 8;
+/** Longer than any email address (RFC 5321 allows 254 characters). */
+const MAX_LOGGED_IDENTIFIER = 320;
 
 /** Accounts for the engine's model, or undefined when no type is marked `@account`. */
 export async function createAccounts(engine: Engine, options: AccountsOptions = {}): Promise<Accounts | undefined> {
@@ -180,7 +182,7 @@ export async function createAccounts(engine: Engine, options: AccountsOptions = 
       const stored = state?.passwordHash ?? null;
       const valid = stored !== null && secret.length <= MAX_PASSWORD_LENGTH ? await hasher.verify(stored, secret) : (await hasher.verifyDummy(secret.slice(0, MAX_PASSWORD_LENGTH)), false);
       if (state === undefined || !valid) {
-        request.log.warn({ account: { event: 'sign-in', outcome: 'failure', identifier: name, address: request.address } }, 'sign-in failed');
+        request.log.warn({ account: { event: 'sign-in', outcome: 'failure', identifier: loggable(name), address: request.address } }, 'sign-in failed');
         throw new ApiError('INVALID_CREDENTIALS', { detail: `Wrong ${account.identifier} or password` });
       }
       if (state.suspended) {
@@ -323,6 +325,11 @@ function checkNewPassword(value: unknown): string {
   if (password.length > MAX_PASSWORD_LENGTH) throw new ApiError('WEAK_PASSWORD', { detail: `The password must be at most ${MAX_PASSWORD_LENGTH} characters long` });
   if (COMMON_PASSWORDS.has(password.toLowerCase())) throw new ApiError('WEAK_PASSWORD', { detail: 'This password is among the most common ones; choose another' });
   return password;
+}
+
+/** An identifier as the log shows it: a stranger may send a megabyte of one, and each failure is a log line. */
+function loggable(identifier: string): string {
+  return identifier.length > MAX_LOGGED_IDENTIFIER ? `${identifier.slice(0, MAX_LOGGED_IDENTIFIER)}…` : identifier;
 }
 
 function requiredText(value: unknown, name: string): string {
