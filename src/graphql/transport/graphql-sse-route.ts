@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ExecutionResult } from 'graphql';
+import { TOKEN_HEADER_KEY, TOKEN_QUERY_KEY } from 'graphql-sse';
 import { createHandler } from 'graphql-sse/lib/use/fastify';
 import { principalOf } from '../../auth/request-principal.js';
 import { isApiError } from '../../errors/api-error.js';
@@ -27,6 +29,13 @@ export type OpenSseStreams = Set<FastifyReply>;
  */
 export function createGraphqlSseRoute(handler: GraphqlHandler, streams: OpenSseStreams): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
   const sse = createHandler({
+    // The library's default reads the token through its Fastify adapter, which turns an absent header into the string
+    // "undefined": every client would share one stream token, and one PUT would take over everyone's subscriptions.
+    authenticate: (req) => {
+      const header = req.raw.headers[TOKEN_HEADER_KEY];
+      const token = (Array.isArray(header) ? header.join('') : header) || new URL(req.raw.url, 'http://localhost/').searchParams.get(TOKEN_QUERY_KEY);
+      return token || randomUUID();
+    },
     onSubscribe: async (req, params) => {
       const request = req.raw;
       const principal = principalOf(request);
