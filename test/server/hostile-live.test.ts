@@ -36,4 +36,31 @@ describeEachDialect('Live transports under attack', (ctx) => {
       await client.dispose();
     }
   });
+
+  it('lets a client hold only a few graphql-sse reservations that never connect (each was kept for ever)', async () => {
+    const reserve = (): Promise<Response> => fetch(`${server.url}/graphql/stream`, { method: 'PUT', headers: { accept: 'text/plain' } });
+    const tokens: string[] = [];
+    let refused: Response | undefined;
+    for (let i = 0; i < 20 && refused === undefined; i++) {
+      const response = await reserve();
+      if (response.status === 201) tokens.push(await response.text());
+      else refused = response;
+    }
+    // The first test reserved two; this client's limit is eight.
+    expect(tokens.length).toBe(6);
+    expect(refused?.status).toBe(429);
+    expect(await refused?.text()).toContain('LIVE_READS_LIMIT');
+
+    // A reservation connected and closed is let go, and the client may reserve again.
+    const abort = new AbortController();
+    const stream = await fetch(`${server.url}/graphql/stream`, { headers: { accept: 'text/event-stream', 'x-graphql-event-stream-token': tokens[0] as string }, signal: abort.signal });
+    expect(stream.status).toBe(200);
+    abort.abort();
+    let again = await reserve();
+    for (let i = 0; i < 100 && again.status !== 201; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      again = await reserve();
+    }
+    expect(again.status).toBe(201);
+  });
 });
