@@ -170,6 +170,16 @@ export class AccountStore {
     ]);
   }
 
+  /** Whether a one-time token is usable now (known, of this purpose, unused, unexpired): checked before costly work, then consumed. */
+  async oneTimeTokenUsable(tokenHash: string, purpose: OneTimePurpose, now: number): Promise<boolean> {
+    const { q, p } = this;
+    const rows = await this.db.all<{ one: number }>(
+      `SELECT 1 AS ${q('one')} FROM ${q(ONE_TIME_TOKENS_TABLE)} WHERE ${q('token_hash')} = ${p(0)} AND ${q('purpose')} = ${p(1)} AND ${q('used_at')} IS NULL AND ${q('expires_at')} > ${p(2)}`,
+      [tokenHash, purpose, now],
+    );
+    return rows.length > 0;
+  }
+
   /**
    * Uses up a one-time token and runs `then` in the same transaction with
    * its account's id: undefined (and nothing run) when the token is unknown,

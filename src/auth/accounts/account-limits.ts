@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { ApiError } from '../../errors/api-error.js';
 
@@ -17,9 +18,8 @@ export interface AccountLimitOptions {
 }
 
 export interface AccountLimits {
-  /** Before a sign-in: 429 RATE_LIMITED when the identifier or the address is over its limit (the address's attempt counts). */
+  /** Before a sign-in: 429 RATE_LIMITED when the identifier or the address is over its limit (the attempt counts against both until it succeeds). */
   checkSignIn(identifier: string, address: string): Promise<void>;
-  failedSignIn(identifier: string): Promise<void>;
   succeededSignIn(identifier: string): Promise<void>;
   checkReset(identifier: string, address: string): Promise<void>;
 }
@@ -34,17 +34,14 @@ export function createAccountLimits(options: AccountLimitOptions = {}): AccountL
   const failures = limiter(options.failuresPerIdentifier ?? { points: 10, seconds: 900 });
   const addresses = limiter(options.signInsPerAddress ?? { points: 60, seconds: 900 });
   const resets = limiter(options.resetsPerKey ?? { points: 5, seconds: 3600 });
-  // Identifiers are compared as people type them in any case.
-  const key = (identifier: string): string => identifier.trim().toLowerCase();
+  // Identifiers are compared as people type them in any case, and kept as a digest: a megabyte identifier must not be a megabyte key held for the window.
+  const key = (identifier: string): string => createHash('sha256').update(identifier.trim().toLowerCase()).digest('base64url');
 
   return {
     async checkSignIn(identifier, address) {
-      const counted = await failures.get(key(identifier));
-      if (counted !== null && counted.consumedPoints >= failures.points) throw limited(counted.msBeforeNext);
+      // Counted as a failure before the password is checked (a success clears it): concurrent guesses cannot all pass a check made before any of them failed.
       await consume(addresses, address);
-    },
-    async failedSignIn(identifier) {
-      await failures.penalty(key(identifier), 1);
+      await consume(failures, key(identifier));
     },
     async succeededSignIn(identifier) {
       await failures.delete(key(identifier));

@@ -93,6 +93,8 @@ const ONE_TIME_PREFIX = 'dot_';
 /** Longer passwords are refused before hashing: argon2 of a megabyte is work an attacker would like us to do. */
 const MAX_PASSWORD_LENGTH = 256;
 const MIN_PASSWORD_LENGTH = 8;
+/** Longer than any email address (RFC 5321 allows 254 characters). */
+const MAX_LOGGED_IDENTIFIER = 320;
 
 /** Accounts for the engine's model, or undefined when no type is marked `@account`. */
 export async function createAccounts(engine: Engine, options: AccountsOptions = {}): Promise<Accounts | undefined> {
@@ -180,8 +182,7 @@ export async function createAccounts(engine: Engine, options: AccountsOptions = 
       const stored = state?.passwordHash ?? null;
       const valid = stored !== null && secret.length <= MAX_PASSWORD_LENGTH ? await hasher.verify(stored, secret) : (await hasher.verifyDummy(secret.slice(0, MAX_PASSWORD_LENGTH)), false);
       if (state === undefined || !valid) {
-        await limits.failedSignIn(name);
-        request.log.warn({ account: { event: 'sign-in', outcome: 'failure', identifier: name, address: request.address } }, 'sign-in failed');
+        request.log.warn({ account: { event: 'sign-in', outcome: 'failure', identifier: loggable(name), address: request.address } }, 'sign-in failed');
         throw new ApiError('INVALID_CREDENTIALS', { detail: `Wrong ${account.identifier} or password` });
       }
       if (state.suspended) {
@@ -251,9 +252,9 @@ export async function createAccounts(engine: Engine, options: AccountsOptions = 
       const stored = state?.passwordHash ?? null;
       const valid = stored !== null && secret.length <= MAX_PASSWORD_LENGTH && (await hasher.verify(stored, secret));
       if (state === undefined || !valid) {
-        await limits.failedSignIn(`id:${id}`);
         throw new ApiError('INVALID_CREDENTIALS', { detail: 'The current password is wrong' });
       }
+      await limits.succeededSignIn(`id:${id}`);
       await store.setPassword(id, await hasher.hash(fresh), now());
       // Every other sign-in ends; the caller's own (its `sid`) goes on.
       const sid = request.principal.claims['sid'];
@@ -274,14 +275,18 @@ export async function createAccounts(engine: Engine, options: AccountsOptions = 
 
     async confirmPasswordReset(token, password, request) {
       const secret = checkNewPassword(password);
+      const tokenHash = hashCredential(requiredText(token, 'token'));
+      const invalid = (): ApiError => new ApiError('ONE_TIME_TOKEN_INVALID', { detail: 'The reset token is unknown, used or expired: ask for a new one' });
+      // Anyone may send this request: a made-up token must not cost an argon2 hash (CPU and 19 MiB each).
+      if (!(await store.oneTimeTokenUsable(tokenHash, 'password-reset', now()))) throw invalid();
       const hash = await hasher.hash(secret);
       const at = now();
-      const id = await store.consumeOneTimeToken(hashCredential(requiredText(token, 'token')), 'password-reset', at, async (tx, accountId) => {
+      const id = await store.consumeOneTimeToken(tokenHash, 'password-reset', at, async (tx, accountId) => {
         await store.setPassword(accountId, hash, at, tx);
         await store.revokeAccountSessions(accountId, at, undefined, tx);
         return accountId;
       });
-      if (id === undefined) throw new ApiError('ONE_TIME_TOKEN_INVALID', { detail: 'The reset token is unknown, used or expired: ask for a new one' });
+      if (id === undefined) throw invalid();
       request.log.info({ account: { event: 'password-reset', accountId: id, address: request.address } }, 'password reset');
     },
 
@@ -320,6 +325,11 @@ function checkNewPassword(value: unknown): string {
   if (password.length > MAX_PASSWORD_LENGTH) throw new ApiError('WEAK_PASSWORD', { detail: `The password must be at most ${MAX_PASSWORD_LENGTH} characters long` });
   if (COMMON_PASSWORDS.has(password.toLowerCase())) throw new ApiError('WEAK_PASSWORD', { detail: 'This password is among the most common ones; choose another' });
   return password;
+}
+
+/** An identifier as the log shows it: a stranger may send a megabyte of one, and each failure is a log line. */
+function loggable(identifier: string): string {
+  return identifier.length > MAX_LOGGED_IDENTIFIER ? `${identifier.slice(0, MAX_LOGGED_IDENTIFIER)}…` : identifier;
 }
 
 function requiredText(value: unknown, name: string): string {

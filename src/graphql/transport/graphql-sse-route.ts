@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ExecutionResult } from 'graphql';
+import { TOKEN_HEADER_KEY, TOKEN_QUERY_KEY } from 'graphql-sse';
 import { createHandler } from 'graphql-sse/lib/use/fastify';
 import { principalOf } from '../../auth/request-principal.js';
-import { isApiError } from '../../errors/api-error.js';
-import { principalKey } from '../../plan/principal.js';
+import { ApiError, isApiError } from '../../errors/api-error.js';
+import { principalKey, type Principal } from '../../plan/principal.js';
 import type { GraphqlHandler, StreamResult } from '../handle-graphql.js';
 import { paramsFromJson } from '../http/graphql-params.js';
 
@@ -14,6 +16,13 @@ function once(result: StreamResult): AsyncIterable<ExecutionResult> {
     yield result as unknown as ExecutionResult;
   })();
 }
+
+/**
+ * Single-connection streams (a PUT) a client may hold reserved at once:
+ * graphql-sse keeps a reservation until its stream connects and closes, so
+ * unbounded PUTs would hold memory for ever.
+ */
+const MAX_RESERVATIONS_PER_CLIENT = 8;
 
 /** Streams open now, ended when the server closes. */
 export type OpenSseStreams = Set<FastifyReply>;
@@ -26,7 +35,27 @@ export type OpenSseStreams = Set<FastifyReply>;
  * set at the edge as for any other route.
  */
 export function createGraphqlSseRoute(handler: GraphqlHandler, streams: OpenSseStreams): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
+  /** The token made for a request that brought none (a PUT's is its reservation). */
+  const made = new WeakMap<object, string>();
+  /** Reserved tokens, with the client that reserved each, and how many each client holds. */
+  const reservations = new Map<string, string>();
+  const held = new Map<string, number>();
+  const hold = (client: string, by: number): void => {
+    const count = (held.get(client) ?? 0) + by;
+    if (count > 0) held.set(client, count);
+    else held.delete(client);
+  };
   const sse = createHandler({
+    // The library's default reads the token through its Fastify adapter, which turns an absent header into the string
+    // "undefined": every client would share one stream token, and one PUT would take over everyone's subscriptions.
+    authenticate: (req) => {
+      const header = req.raw.headers[TOKEN_HEADER_KEY];
+      const token = (Array.isArray(header) ? header.join('') : header) || new URL(req.raw.url, 'http://localhost/').searchParams.get(TOKEN_QUERY_KEY);
+      if (token) return token;
+      const fresh = randomUUID();
+      made.set(req.raw, fresh);
+      return fresh;
+    },
     onSubscribe: async (req, params) => {
       const request = req.raw;
       const principal = principalOf(request);
@@ -35,7 +64,7 @@ export function createGraphqlSseRoute(handler: GraphqlHandler, streams: OpenSseS
         outcome = await handler.operate({
           params: paramsFromJson(params),
           principal,
-          client: principal.via === 'anonymous' ? `address ${request.ip}` : principalKey(principal),
+          client: clientOf(principal, request.ip),
           log: request.log,
         });
       } catch (error) {
@@ -48,17 +77,41 @@ export function createGraphqlSseRoute(handler: GraphqlHandler, streams: OpenSseS
     },
   });
   return async (request, reply) => {
+    const client = clientOf(principalOf(request), request.ip);
+    if (request.method === 'PUT' && (held.get(client) ?? 0) >= MAX_RESERVATIONS_PER_CLIENT) {
+      throw new ApiError('LIVE_READS_LIMIT', { detail: `At most ${MAX_RESERVATIONS_PER_CLIENT} reserved streams per client; connect or close one first` });
+    }
+    const header = request.headers[TOKEN_HEADER_KEY];
+    const given = typeof header === 'string' ? reservations.get(header) : undefined;
+    if (request.method === 'GET' && given !== undefined && typeof header === 'string') {
+      // Once the reserved stream has been connected and closes, the library lets it go, and so does its client's count.
+      reply.raw.once('close', () => {
+        if (reply.raw.statusCode !== 200 || !reservations.has(header)) return;
+        reservations.delete(header);
+        hold(given, -1);
+      });
+    }
     // graphql-sse writes the response itself.
     reply.hijack();
     streams.add(reply);
     try {
       await sse(request, reply);
+      const reserved = made.get(request);
+      if (request.method === 'PUT' && reply.raw.statusCode === 201 && reserved !== undefined) {
+        reservations.set(reserved, client);
+        hold(client, 1);
+      }
     } catch (error) {
       request.log.error({ err: error }, 'graphql-sse failed');
       if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
       reply.raw.end();
     } finally {
       streams.delete(reply);
+
     }
   };
+}
+
+function clientOf(principal: Principal, address: string): string {
+  return principal.via === 'anonymous' ? `address ${address}` : principalKey(principal);
 }
