@@ -118,7 +118,7 @@ describeEachDialect('Accounts: sign-up, sign-in and tokens, the same in REST and
       server: {
         auth: { adminKey: ADMIN_KEY },
         logger: { level: 'info', stream: { write: (line: string) => void logLines.push(line) } },
-        accounts: { passwordHash: CHEAP_HASH, limits: { failuresPerIdentifier: { points: 5, seconds: 60 }, signInsPerAddress: { points: 10_000, seconds: 60 } } },
+        accounts: { passwordHash: CHEAP_HASH, limits: { failuresPerIdentifier: { points: 5, seconds: 60 }, signInsPerAddress: { points: 10_000, seconds: 60 }, signUpsPerAddress: { points: 10_000, seconds: 60 } } },
       },
     });
   });

@@ -37,6 +37,7 @@ describeEachDialect('Accounts under attack', (ctx) => {
 describeEachDialect('Accounts under attack: sign-in limits', (ctx) => {
   let server: TestServer;
   const FAILURES = 3;
+  const SIGN_UPS = 4;
   const logLines: string[] = [];
 
   beforeAll(async () => {
@@ -47,7 +48,7 @@ describeEachDialect('Accounts under attack: sign-in limits', (ctx) => {
         logger: { level: 'info', stream: { write: (line: string) => void logLines.push(line) } },
         accounts: {
           passwordHash: { memoryCost: 1024, timeCost: 1, parallelism: 1 },
-          limits: { failuresPerIdentifier: { points: FAILURES, seconds: 600 }, signInsPerAddress: { points: 10_000, seconds: 600 } },
+          limits: { failuresPerIdentifier: { points: FAILURES, seconds: 600 }, signInsPerAddress: { points: 10_000, seconds: 600 }, signUpsPerAddress: { points: SIGN_UPS, seconds: 600 } },
         },
       },
     });
@@ -91,5 +92,30 @@ describeEachDialect('Accounts under attack: sign-in limits', (ctx) => {
     const written = logLines.slice(before);
     expect(written.filter((line) => line.includes('sign-in failed'))).toHaveLength(2);
     expect(Math.max(...written.map((line) => line.length))).toBeLessThan(10_000);
+  });
+
+  it('limits sign-ups per address, in both styles, before any password is hashed or record written (429 with Retry-After)', async () => {
+    const signUp = async (style: 'rest' | 'graphql', i: number): Promise<{ code: string | undefined; retryAfter: string | undefined }> => {
+      const email = `flood-${style}-${i}-${ctx.dialect}@example.com`;
+      const response =
+        style === 'rest'
+          ? await http(server.url, 'POST', '/auth/sign-up', { body: { name: 'Flood', email, password: 'a-long-password-1' } })
+          : await http(server.url, 'POST', '/graphql', {
+              body: { query: 'mutation($input: CreateUserInput!) { signUp(input: $input, password: "a-long-password-1") { accessToken } }', variables: { input: { name: 'Flood', email } } },
+            });
+      return { code: (response.json?.code ?? response.json?.errors?.[0]?.extensions?.code) as string | undefined, retryAfter: response.headers.get('retry-after') ?? undefined };
+    };
+    const outcomes = [];
+    for (let i = 0; i < SIGN_UPS; i++) outcomes.push(await signUp(i % 2 === 0 ? 'rest' : 'graphql', i));
+    const rest = await signUp('rest', 100);
+    const graphql = await signUp('graphql', 101);
+    expect(rest.code).toBe('RATE_LIMITED');
+    expect(graphql.code).toBe('RATE_LIMITED');
+    expect(Number(rest.retryAfter)).toBeGreaterThan(0);
+    // Nothing of the refused sign-ups was written; the accepted ones were.
+    const flooded = await server.db.all<{ email: string }>("SELECT email FROM users WHERE email LIKE 'flood-%'");
+    expect(flooded.map((row) => row.email).filter((email) => /-10[01]-/.test(email))).toEqual([]);
+    expect(flooded.length).toBe(outcomes.filter((outcome) => outcome.code === undefined).length);
+    expect(outcomes.filter((outcome) => outcome.code === 'RATE_LIMITED').length).toBeGreaterThan(0);
   });
 });

@@ -15,6 +15,8 @@ export interface AccountLimitOptions {
   readonly signInsPerAddress?: AttemptLimit;
   /** Password reset requests per identifier and per address (default 5 per hour): mail nobody asked for. */
   readonly resetsPerKey?: AttemptLimit;
+  /** Sign-ups per client address (default 20 per hour): each costs a password hash and makes a record. */
+  readonly signUpsPerAddress?: AttemptLimit;
 }
 
 export interface AccountLimits {
@@ -22,6 +24,8 @@ export interface AccountLimits {
   checkSignIn(identifier: string, address: string): Promise<void>;
   succeededSignIn(identifier: string): Promise<void>;
   checkReset(identifier: string, address: string): Promise<void>;
+  /** Before a sign-up is hashed or written: 429 RATE_LIMITED when the address is over its limit. */
+  checkSignUp(address: string): Promise<void>;
 }
 
 /**
@@ -34,6 +38,7 @@ export function createAccountLimits(options: AccountLimitOptions = {}): AccountL
   const failures = limiter(options.failuresPerIdentifier ?? { points: 10, seconds: 900 });
   const addresses = limiter(options.signInsPerAddress ?? { points: 60, seconds: 900 });
   const resets = limiter(options.resetsPerKey ?? { points: 5, seconds: 3600 });
+  const signUps = limiter(options.signUpsPerAddress ?? { points: 20, seconds: 3600 });
   // Identifiers are compared as people type them in any case, and kept as a digest: a megabyte identifier must not be a megabyte key held for the window.
   const key = (identifier: string): string => createHash('sha256').update(identifier.trim().toLowerCase()).digest('base64url');
 
@@ -45,6 +50,9 @@ export function createAccountLimits(options: AccountLimitOptions = {}): AccountL
     },
     async succeededSignIn(identifier) {
       await failures.delete(key(identifier));
+    },
+    async checkSignUp(address) {
+      await consume(signUps, address);
     },
     async checkReset(identifier, address) {
       await consume(resets, `id:${key(identifier)}`);

@@ -149,6 +149,7 @@ export async function createAccounts(engine: Engine, options: AccountsOptions = 
     account,
     keys,
     async signUp(input, password, request) {
+      await limits.checkSignUp(request.address);
       const secret = checkNewPassword(password);
       const values = validateInput(model, type, input, 'create');
       const identifier = values[account.identifier];
