@@ -3,6 +3,7 @@ import { printSchema } from 'graphql';
 import { principalOf } from '../auth/request-principal.js';
 import type { Engine } from '../engine/engine.js';
 import type { Accounts } from '../auth/accounts/accounts.js';
+import type { EventHub } from '../events/event-hub.js';
 import { ApiError } from '../errors/api-error.js';
 import { apiErrorOf } from '../errors/framework-error.js';
 import { meterOf } from '../engine/request-meter.js';
@@ -40,6 +41,8 @@ export interface GraphqlApiOptions {
   readonly maxMessageBytes?: number;
   /** The accounts flows behind `me` and the accounts mutations, when a type is marked `@account`. */
   readonly accounts?: Accounts | undefined;
+  /** The event hub behind change-event subscriptions (made after the routes, hence a getter). */
+  readonly events?: (() => EventHub | undefined) | undefined;
   /** Where GraphiQL's page puts its scripts and styles (served by the server under /assets/). */
   readonly assets: AssetStore;
 }
@@ -59,7 +62,7 @@ export const GRAPHQL_METHODS: readonly string[] = ['GET', 'HEAD', 'POST', 'OPTIO
  */
 export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOptions): void {
   const resolved = resolveGraphqlOptions(options.graphql);
-  const handler = createGraphqlHandler(options.engine, options.limits, resolved, options.accounts);
+  const handler = createGraphqlHandler(options.engine, options.limits, resolved, options.accounts, options.events);
   const graphiql = graphiqlPage(ENDPOINT, options.engine.model, options.assets);
   const sseStreams: OpenSseStreams = new Set();
   const sse = createGraphqlSseRoute(handler, sseStreams);

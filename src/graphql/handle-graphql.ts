@@ -15,6 +15,8 @@ import { createDocumentFacts, type OperationFacts } from './execute/operation-fa
 import { OperationTemplates, type BoundOperation } from './execute/operation-templates.js';
 import { liveOperation, planReads, runOperation, type PlannedRead, type RunOutcome } from './execute/run-operation.js';
 import { pushIterator } from '../util/push-iterator.js';
+import type { EventHub } from '../events/event-hub.js';
+import { isEventStep, subscribeChangeEvents } from './execute/change-events.js';
 import type { ResolvedGraphqlOptions } from './graphql-options.js';
 import type { GraphqlParams } from './http/graphql-params.js';
 import { GRAPHQL_RESPONSE_JSON, type JSON_MEDIA } from './http/negotiate.js';
@@ -103,7 +105,13 @@ export interface GraphqlHandler {
  * well-formed request gets 200; with application/graphql-response+json a
  * request error (nothing executed, no `data`) is 400.
  */
-export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, options: ResolvedGraphqlOptions, accounts?: Accounts): GraphqlHandler {
+export function createGraphqlHandler(
+  engine: Engine,
+  planLimits: PlanLimits,
+  options: ResolvedGraphqlOptions,
+  accounts?: Accounts,
+  events?: () => EventHub | undefined,
+): GraphqlHandler {
   const generated = buildGraphqlSchema(engine.model);
   const prepare = createDocumentPreparer(generated, options.limits, options.documentCacheSize);
   const persisted = options.persistedDocuments;
@@ -292,6 +300,12 @@ export function createGraphqlHandler(engine: Engine, planLimits: PlanLimits, opt
     const bound = compileFresh(chosen, rawVariables, undefined, request.principal);
     if ('errors' in bound) return single(requestErrors(bound.errors));
     const format = formatOptions(request.log);
+    const eventStep = bound.steps.find(isEventStep);
+    const hub = events?.();
+    if (eventStep !== undefined && hub !== undefined) {
+      const ctx = { engine, generated, planLimits, format, principal: request.principal, meter: undefined };
+      return { kind: 'stream', results: subscribeChangeEvents<StreamResult>(ctx, { operation, fragments, rawVariables, steps: bound.steps }, eventStep, hub) };
+    }
     const live = liveOperation({ engine, generated, planLimits, format, principal: request.principal, meter: undefined }, { operation, fragments, rawVariables, steps: bound.steps, reads: bound.reads });
     if (live.kind === 'failed') return { kind: 'single', result: JSON.parse(live.body) as StreamResult };
     let watched: { close(): void } | undefined;

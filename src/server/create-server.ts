@@ -206,6 +206,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     maxMessageBytes: options.bodyLimit ?? 1024 * 1024,
     accounts,
     assets,
+    events: () => hubs.get(app),
   });
   registerOpenApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true, assets });
   const events = createEventHub({ engine, logger: app.log, ...options.events });

@@ -47,7 +47,7 @@ export function compileOperation(ctx: SelectionContext, operation: OperationDefi
   const rootType = (
     isMutation ? ctx.schema.getMutationType() : operation.operation === OperationTypeNode.SUBSCRIPTION ? ctx.schema.getSubscriptionType() : ctx.schema.getQueryType()
   ) as GraphQLObjectType;
-  const roles = isMutation ? ctx.generated.mutation : ctx.generated.query;
+  const roles = isMutation ? ctx.generated.mutation : operation.operation === OperationTypeNode.SUBSCRIPTION ? ctx.generated.subscription : ctx.generated.query;
   const steps: RootStep[] = [];
   for (const [key, nodes] of collectFields(ctx, rootType, [operation.selectionSet])) {
     const node = nodes[0] as FieldNode;

@@ -24,6 +24,7 @@ import { memo, type SchemaContext } from './schema-context.js';
  *
  *   Query     user(id) · users(filter, orderBy, first, after, last, before) · usersCount(filter)
  *   Subscription  the Query fields again, as live queries (sent now and on every change)
+ *             userCreated(filter) · userUpdated(filter): change events, the record as the subscriber may read it
  *   Mutation  createUser(input) · updateUser(id, input) · deleteUser(id)
  *             addUserFollowing(id, targetId) · removeUserFollowing(id, targetId)
  *
@@ -46,6 +47,8 @@ export function buildGraphqlSchema(model: Model): GeneratedSchema {
   const mutationRoles = new Map<string, RootRole>();
   const inputRoles = new Map<string, InputRole>();
   const queryFields: GraphQLFieldConfigMap<unknown, unknown> = {};
+  const eventRoles = new Map<string, RootRole>();
+  const eventFields: GraphQLFieldConfigMap<unknown, unknown> = {};
   const mutationFields: GraphQLFieldConfigMap<unknown, unknown> = {};
   const id = { type: new GraphQLNonNull(GraphQLID) };
 
@@ -64,6 +67,11 @@ export function buildGraphqlSchema(model: Model): GeneratedSchema {
     const count = `${type.plural}Count`;
     queryFields[count] = { type: new GraphQLNonNull(GraphQLInt), args: { filter }, description: `The number of ${type.plural} matching the filter.` };
     queryRoles.set(count, { kind: 'count', type });
+    for (const kind of ['created', 'updated'] as const) {
+      const name = `${one}${toPascalCase(kind)}`;
+      eventFields[name] = { type: new GraphQLNonNull(object), args: { filter }, description: `Each ${type.name} ${kind} from now on that matches the filter and that the subscriber may read, as it is after the change.` };
+      eventRoles.set(name, { kind, type });
+    }
 
     const createInput = mutationInputType(ctx, type, 'create');
     const updateInput = mutationInputType(ctx, type, 'update');
@@ -110,10 +118,11 @@ export function buildGraphqlSchema(model: Model): GeneratedSchema {
   const schema = new GraphQLSchema({
     query: new GraphQLObjectType({ name: 'Query', fields: queryFields }),
     mutation: new GraphQLObjectType({ name: 'Mutation', fields: mutationFields }),
-    subscription: new GraphQLObjectType({ name: 'Subscription', fields: liveFields(queryFields), description: 'Live queries: each field answers as in Query, now and again every time the answer changes.' }),
+    subscription: new GraphQLObjectType({ name: 'Subscription', fields: { ...liveFields(queryFields), ...eventFields }, description: 'Live queries (each Query field, now and again every time its answer changes) and change events.' }),
     types,
   });
-  return Object.freeze({ schema, query: queryRoles, mutation: mutationRoles, objects: objectRoles, inputs: inputRoles });
+  const subscriptionRoles = new Map([...queryRoles, ...eventRoles]);
+  return Object.freeze({ schema, query: queryRoles, mutation: mutationRoles, subscription: subscriptionRoles, objects: objectRoles, inputs: inputRoles });
 }
 
 /** The Query fields as Subscription fields (the same types and arguments; graphql-js wants fresh configs per type). */

@@ -27,7 +27,9 @@ export type RootRole =
   | { readonly kind: 'me'; readonly type: ResourceType }
   /** An accounts flow; `session` when it answers an `AuthSession` (else `Boolean!`). `type` is the account type. */
   | { readonly kind: 'account'; readonly type: ResourceType; readonly action: AccountAction; readonly session: boolean }
-  | { readonly kind: 'connect' | 'disconnect'; readonly type: ResourceType; readonly field: ManyToManyRelation };
+  | { readonly kind: 'connect' | 'disconnect'; readonly type: ResourceType; readonly field: ManyToManyRelation }
+  /** `postCreated(filter:)` / `postUpdated(filter:)`: a change event's record, as the subscriber may read it. */
+  | { readonly kind: 'created' | 'updated'; readonly type: ResourceType };
 
 /** A field of a generated object type. */
 export type FieldRole =
@@ -57,6 +59,8 @@ export interface GeneratedSchema {
   readonly schema: GraphQLSchema;
   readonly query: ReadonlyMap<string, RootRole>;
   readonly mutation: ReadonlyMap<string, RootRole>;
+  /** The Query roles again (live queries) plus the change events. */
+  readonly subscription: ReadonlyMap<string, RootRole>;
   /** Object type name → field name → role. */
   readonly objects: ReadonlyMap<string, ReadonlyMap<string, FieldRole>>;
   /** Input type name → role. */
