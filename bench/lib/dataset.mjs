@@ -95,8 +95,8 @@ export async function createPgDatabase(pgUrl, templateUrl) {
  */
 export function writeOpenSchema(root, dataDir) {
   let text = readFileSync(join(root, 'examples/social/schema.graphql'), 'utf8');
-  // Rules, the role enum's mark and values from the principal: what a build before permissions would not know either.
-  for (const directive of ['@allow(', '@roles(', '@default(fromAuth']) text = withoutDirective(text, directive);
+  // Rules, the role enum's mark, values from the principal and the accounts' mark: what a build before permissions would not know either.
+  for (const directive of ['@allow(', '@roles(', '@default(fromAuth', '@account(']) text = withoutDirective(text, directive);
   const file = join(dataDir, 'schema.graphql');
   writeFileSync(file, text);
   return file;
