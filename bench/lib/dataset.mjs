@@ -96,8 +96,8 @@ export async function createPgDatabase(pgUrl, templateUrl) {
  */
 export function writeOpenSchema(root, dataDir) {
   let text = readFileSync(join(root, 'examples/social/schema.graphql'), 'utf8');
-  // Rules, the role enum's mark and values from the principal: what a build before permissions would not know either.
-  text = withoutDirectives(text, ['@allow(', '@roles(', '@default(fromAuth']);
+  // Rules, the role enum's mark, values from the principal and the accounts' mark: what a build before permissions would not know either.
+  text = withoutDirectives(text, ['@allow(', '@roles(', '@default(fromAuth', '@account(']);
   const file = join(dataDir, 'schema.graphql');
   writeFileSync(file, text);
   return file;

@@ -44,6 +44,9 @@ export function sqliteFileOf(name, dataset) {
   return copy === undefined ? undefined : dataset.sqlite[copy];
 }
 
+/** Rate limits stay on (their cost is part of what is measured) with budgets no run exhausts. */
+export const UNMETERED = { DIGLOT_RATE_LIMIT_ANONYMOUS: '1000000000/60', DIGLOT_RATE_LIMIT_MEMBER: '1000000000/60' };
+
 /** How to start a peer: script, arguments, environment, working directory and a path that answers once it is up. */
 export function launchSpec(name, { root, benchDir, dataset, dataDir, port, diglotFlags = () => [] }) {
   const server = (file) => join(benchDir, 'servers', file);
@@ -52,7 +55,8 @@ export function launchSpec(name, { root, benchDir, dataset, dataDir, port, diglo
     script: join(root, 'dist/cli/main.js'),
     nodeArgs: diglotFlags(db),
     args: ['serve', '--schema', rules ? dataset.rulesSchemaFile : dataset.schemaFile, '--db', db, '--files', files, '--port', String(port), '--host', '127.0.0.1'],
-    env: rules ? { LOG_LEVEL: 'warn', DIGLOT_JWT_SECRET: JWT_SECRET } : { LOG_LEVEL: 'warn' },
+    // Every load generator's connection comes from one address: a budget a real API gives one client would refuse the run within seconds.
+    env: { LOG_LEVEL: 'warn', ...UNMETERED, ...(rules ? { DIGLOT_JWT_SECRET: JWT_SECRET } : {}) },
     cwd: dataDir,
     readyPath: '/healthz',
   });

@@ -32,6 +32,7 @@ import { parseArgs } from 'node:util';
 import { createPgDatabase, databaseName, dropPgDatabase, writeOpenSchema } from '../lib/dataset.mjs';
 import { untilSoleDiglotOn } from '../lib/measure.mjs';
 import { JWT_SECRET, memberAuthorization } from '../lib/member-token.mjs';
+import { UNMETERED } from '../lib/peers.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
 const autocannon = createRequire(join(root, 'bench/package.json'))('autocannon');
@@ -99,7 +100,7 @@ async function start(build, variant, port) {
       ? [join(root, build, 'cli/main.js'), 'serve', '--schema', schema, '--db', db, '--port', String(port), '--host', '127.0.0.1']
       : [join(root, hand.script), '--port', String(port), '--db', db, ...hand.args];
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...(variant === 'open' ? {} : { DIGLOT_JWT_SECRET: JWT_SECRET }) },
+    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...UNMETERED, ...(variant === 'open' ? {} : { DIGLOT_JWT_SECRET: JWT_SECRET }) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (let attempt = 0; attempt < 200; attempt++) {

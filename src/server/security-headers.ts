@@ -1,5 +1,6 @@
+import type { OutgoingHttpHeaders } from 'node:http';
 import helmet, { type FastifyHelmetOptions } from '@fastify/helmet';
-import type { FastifyInstance, onSendHookHandler } from 'fastify';
+import Fastify, { type FastifyInstance, type onSendHookHandler } from 'fastify';
 
 /**
  * The policy of the server's HTML pages (GraphiQL at /graphql, the API
@@ -43,13 +44,36 @@ const PAGE_HEADERS: FastifyHelmetOptions = {
  * Referrer-Policy, X-Frame-Options, …) on every HTML page.
  */
 export async function registerSecurityHeaders(app: FastifyInstance): Promise<void> {
-  await app.register(helmet, PAGE_HEADERS);
+  const pageHeaders = await helmetPageHeaders();
+  const securityHeaders: onSendHookHandler = (_request, reply, payload, done) => {
+    void reply.header('x-content-type-options', 'nosniff');
+    const type = reply.getHeader('content-type');
+    if (typeof type === 'string' && type.startsWith('text/html')) void reply.headers(pageHeaders);
+    done(null, payload);
+  };
   app.addHook('onSend', securityHeaders);
 }
 
-const securityHeaders: onSendHookHandler = (_request, reply, payload, done) => {
-  void reply.header('x-content-type-options', 'nosniff');
-  const type = reply.getHeader('content-type');
-  if (typeof type === 'string' && type.startsWith('text/html')) void reply.helmet();
-  done(null, payload);
-};
+/**
+ * helmet's page headers, worked out once: the policy has no nonces, so every
+ * page gets the same set, and registering helmet on the server itself would
+ * add two onRequest hooks (one async) to every API request.
+ */
+async function helmetPageHeaders(): Promise<OutgoingHttpHeaders> {
+  const probe = Fastify();
+  try {
+    await probe.register(helmet, { ...PAGE_HEADERS, global: true });
+    probe.get('/', (_request, reply) => reply.send(''));
+    const response = await probe.inject({ method: 'GET', url: '/' });
+    const headers: OutgoingHttpHeaders = {};
+    for (const [name, value] of Object.entries(response.headers)) {
+      if (!PROBE_OWN_HEADERS.has(name) && value !== undefined) headers[name] = value;
+    }
+    return headers;
+  } finally {
+    await probe.close();
+  }
+}
+
+/** The probe's own headers, not helmet's. */
+const PROBE_OWN_HEADERS = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive']);
