@@ -73,6 +73,8 @@ describe('GET /openapi.json and /docs', () => {
   it('serves /docs as an HTML page whose assets all come from this server', async () => {
     const redirect = await fetch(`${server.url}/docs`, { redirect: 'manual' });
     expect([200, 301, 302, 308]).toContain(redirect.status);
+    // Every body is read: one left unread holds its connection, and the server's close waits for it.
+    await redirect.arrayBuffer();
     const page = await fetch(`${server.url}/docs`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
@@ -93,6 +95,7 @@ describe('GET /openapi.json and /docs', () => {
     }
     const script = await fetch(new URL(assets.find((asset) => asset.endsWith('.js')) ?? '', page.url));
     expect(script.headers.get('content-type')).toMatch(/javascript/);
+    await script.arrayBuffer();
   });
 
   it('opens /docs on the bearer scheme of the document, so "try it" sends a token', async () => {
