@@ -30,6 +30,8 @@ export class RequestContext implements RequestMeter {
     readonly start: number,
     readonly policy: ActivePolicy | undefined,
     readonly key: string,
+    /** Whether the answer shows its stage timings: to the admin role only, as server-side detail (a stranger could time a row a rule hides, or an account that exists). */
+    readonly timed: boolean,
   ) {
     this.limited = policy !== undefined;
   }
@@ -79,7 +81,7 @@ export function installRequestContext(app: FastifyInstance, authenticator: Authe
   const begin = (request: FastifyRequest, principal: Principal, start: number): void => {
     request.principal = principal;
     const policy = limits?.policyOf(principal);
-    request.meter = new RequestContext(start, policy, policy === undefined ? '' : rateLimitKey(principal, request.ip));
+    request.meter = new RequestContext(start, policy, policy === undefined ? '' : rateLimitKey(principal, request.ip), principal.admin);
   };
   app.addHook('onRequest', (request, reply, done) => {
     const start = performance.now();
@@ -121,10 +123,12 @@ export function installRequestContext(app: FastifyInstance, authenticator: Authe
  * `r`, seconds until the window resets `t`).
  */
 function writeContextHeaders(context: RequestContext, reply: FastifyReply): void {
-  const end = performance.now();
-  const planned = context.planEnd === 0 ? end : context.planEnd;
-  const render = Math.max(0, end - planned - context.dbMs);
-  reply.header('server-timing', `plan;dur=${(planned - context.start).toFixed(2)}, db;dur=${context.dbMs.toFixed(2)}, render;dur=${render.toFixed(2)}`);
+  if (context.timed) {
+    const end = performance.now();
+    const planned = context.planEnd === 0 ? end : context.planEnd;
+    const render = Math.max(0, end - planned - context.dbMs);
+    reply.header('server-timing', `plan;dur=${(planned - context.start).toFixed(2)}, db;dur=${context.dbMs.toFixed(2)}, render;dur=${render.toFixed(2)}`);
+  }
   const { policy, spent } = context;
   if (policy === undefined) return;
   reply.header('ratelimit-policy', policy.header);
