@@ -100,6 +100,11 @@ export interface Engine {
    * it changes (see live-reads.ts). Throws LIVE_READS_LIMIT past the limits.
    */
   watch(request: LiveReadRequest, send: (value: LiveValue) => void): LiveRead;
+  /**
+   * Counts a change-event subscription of `client` against the live-read
+   * limits until closed. Throws LIVE_READS_LIMIT past them.
+   */
+  holdLive(client: string): LiveRead;
   /** Deterministic demo data (`diglot seed`); returns rows written per table. */
   seed(options?: SeedOptions): Promise<Record<string, number>>;
   /** True when no resource table has a row (`npm start` seeds only then). */
@@ -222,6 +227,7 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     readCached,
     write,
     watch: (request, send) => live.watch(request, send),
+    holdLive: (client) => live.hold(client),
     seed: (seedOptions) => seedDatabase(model, db, clock, seedOptions, files),
     isEmpty: async () => {
       for (const type of model.types) {

@@ -84,7 +84,10 @@ export class LiveReads {
   readonly #perClient = new Map<string, number>();
   readonly #dirty = new Set<Entry>();
   #scheduled = false;
+  /** Live uses open (watchers and holds): what the limits count. */
   #count = 0;
+  /** Watchers only: while there are any, commits are listened for. */
+  #watching = 0;
   #poll: NodeJS.Timeout | undefined;
   #stopListening: (() => void)[] = [];
   readonly #maxTotal: number;
@@ -113,7 +116,7 @@ export class LiveReads {
     if (this.#dirty.size > 0) this.#schedule();
   }
 
-  /** Live reads open now (tests, observability). */
+  /** Live reads and change-event subscriptions open now (tests, observability). */
   get size(): number {
     return this.#count;
   }
@@ -124,9 +127,7 @@ export class LiveReads {
    * when the instance or the client has too many open.
    */
   watch(request: LiveReadRequest, send: (value: LiveValue) => void): LiveRead {
-    if (this.#count >= this.#maxTotal) throw new ApiError('LIVE_READS_LIMIT', { detail: `This server watches at most ${this.#maxTotal} reads at once; try again later` });
-    const open = this.#perClient.get(request.client) ?? 0;
-    if (open >= this.#maxPerClient) throw new ApiError('LIVE_READS_LIMIT', { detail: `At most ${this.#maxPerClient} live reads per client; close one first` });
+    const release = this.#admit(request.client);
     const key = `${request.key} ${askerKey(this.model, request.principal)}`;
     let entry = this.#entries.get(key);
     if (entry === undefined) {
@@ -141,9 +142,8 @@ export class LiveReads {
     }
     const watcher: Watcher = { lastEtag: request.lastEtag, send };
     entry.watchers.add(watcher);
-    this.#count++;
-    this.#perClient.set(request.client, open + 1);
-    if (this.#count === 1) this.#start();
+    this.#watching++;
+    if (this.#watching === 1) this.#start();
     // A newcomer needs a value checked against the clocks as they are now, even when the entry has one.
     this.#dirty.add(entry);
     this.#schedule();
@@ -154,13 +154,43 @@ export class LiveReads {
         if (closed) return;
         closed = true;
         shared.watchers.delete(watcher);
-        this.#count--;
-        const left = (this.#perClient.get(request.client) ?? 1) - 1;
-        if (left === 0) this.#perClient.delete(request.client);
-        else this.#perClient.set(request.client, left);
+        release();
+        this.#watching--;
         if (shared.watchers.size === 0) this.#drop(shared);
-        if (this.#count === 0) this.#stop();
+        if (this.#watching === 0) this.#stop();
       },
+    };
+  }
+
+  /**
+   * Counts a live use that is not a watched read (a change-event
+   * subscription, which reads on events) against the same limits; `close`
+   * gives it back. Throws LIVE_READS_LIMIT past them.
+   */
+  hold(client: string): LiveRead {
+    const release = this.#admit(client);
+    let closed = false;
+    return {
+      close: () => {
+        if (closed) return;
+        closed = true;
+        release();
+      },
+    };
+  }
+
+  /** One more live use for `client`, or LIVE_READS_LIMIT; returns its release. */
+  #admit(client: string): () => void {
+    if (this.#count >= this.#maxTotal) throw new ApiError('LIVE_READS_LIMIT', { detail: `This server watches at most ${this.#maxTotal} reads at once; try again later` });
+    const open = this.#perClient.get(client) ?? 0;
+    if (open >= this.#maxPerClient) throw new ApiError('LIVE_READS_LIMIT', { detail: `At most ${this.#maxPerClient} live reads per client; close one first` });
+    this.#count++;
+    this.#perClient.set(client, open + 1);
+    return () => {
+      this.#count--;
+      const left = (this.#perClient.get(client) ?? 1) - 1;
+      if (left === 0) this.#perClient.delete(client);
+      else this.#perClient.set(client, left);
     };
   }
 

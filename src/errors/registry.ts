@@ -53,6 +53,7 @@ export const ERROR_REGISTRY = {
   GRAPHQL_PARSE_FAILED: { status: 400, title: 'GraphQL syntax error' },
   GRAPHQL_VALIDATION_FAILED: { status: 400, title: 'GraphQL validation failed' },
   PERSISTED_QUERY_NOT_FOUND: { status: 400, title: 'Persisted query not found' },
+  SUBSCRIPTION_UNSUPPORTED: { status: 400, title: 'Subscription not supported' },
 
   // input: what was sent to be written
   VALIDATION_FAILED: { status: 400, title: 'Validation failed' },

@@ -196,7 +196,8 @@ export function createEventHub(options: EventHubOptions): EventHub {
       if (db.listen !== undefined) {
         const unlisten = await db.listen(EVENTS_CHANNEL, (payload) => {
           wake();
-          if (payload === DELIVERIES_CHANGED) wakeSenders(true);
+          // Deliveries added by hand, or a reconnection after which anything may have been missed.
+          if (payload === DELIVERIES_CHANGED || payload === undefined) wakeSenders(true);
         }).catch((error: unknown) => {
           options.logger?.warn({ err: error }, 'cannot LISTEN for events; polling only');
           return undefined;

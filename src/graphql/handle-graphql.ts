@@ -16,12 +16,13 @@ import { OperationTemplates, type BoundOperation } from './execute/operation-tem
 import { liveOperation, planReads, runOperation, type PlannedRead, type RunOutcome } from './execute/run-operation.js';
 import { pushIterator } from '../util/push-iterator.js';
 import type { EventHub } from '../events/event-hub.js';
-import { isEventStep, subscribeChangeEvents } from './execute/change-events.js';
+import { ChangeEventFeeds, isEventStep, SubscriptionRefused } from './execute/change-events.js';
 import type { ResolvedGraphqlOptions } from './graphql-options.js';
 import type { GraphqlParams } from './http/graphql-params.js';
 import { GRAPHQL_RESPONSE_JSON, type JSON_MEDIA } from './http/negotiate.js';
 import { createDocumentSource, loadPersistedDocuments } from './http/persisted-documents.js';
-import { formatError, type ErrorLog, type FormatOptions, type FormattedError } from './response/format-error.js';
+import { formatError, type ErrorLog, type FormatOptions } from './response/format-error.js';
+import type { StreamResult } from './response/stream-result.js';
 import { responseBody } from './response/response-body.js';
 import { retryAfterHeader } from './response/retry-after.js';
 import { buildGraphqlSchema } from './schema/build-schema.js';
@@ -65,12 +66,7 @@ export interface GraphqlStreamRequest {
   readonly log: ErrorLog;
 }
 
-/** A GraphQL response as an object (`{ data?, errors? }`), as the streaming transports send it. */
-export interface StreamResult {
-  readonly data?: unknown;
-  readonly errors?: readonly FormattedError[];
-  readonly [key: string]: unknown;
-}
+export type { StreamResult };
 
 export type StreamOutcome =
   /** A query or mutation, or a request that failed before running (no `data`: a request error). */
@@ -287,6 +283,8 @@ export function createGraphqlHandler(
     };
   };
 
+  /** Change-event subscribers, by shared question; made with the first (the event hub starts with the server). */
+  let feeds: ChangeEventFeeds | undefined;
   const operate = async (request: GraphqlStreamRequest): Promise<StreamOutcome> => {
     const httpRequest: GraphqlHttpRequest = { method: 'POST', params: request.params, media: GRAPHQL_RESPONSE_JSON, ifNoneMatch: undefined, log: request.log, principal: request.principal };
     const single = (response: GraphqlHttpResponse): StreamOutcome => ({ kind: 'single', result: JSON.parse(response.body ?? '{}') as StreamResult });
@@ -304,7 +302,17 @@ export function createGraphqlHandler(
     const hub = events?.();
     if (eventStep !== undefined && hub !== undefined) {
       const ctx = { engine, generated, planLimits, format, principal: request.principal, meter: undefined };
-      return { kind: 'stream', results: subscribeChangeEvents<StreamResult>(ctx, { operation, fragments, rawVariables, steps: bound.steps }, eventStep, hub) };
+      feeds ??= new ChangeEventFeeds(hub);
+      let held: { close(): void } | undefined;
+      try {
+        held = engine.holdLive(request.client);
+        const results = await feeds.subscribe({ ctx, op: { operation, fragments, rawVariables, steps: bound.steps }, step: eventStep, onEnd: () => held?.close() });
+        return { kind: 'stream', results };
+      } catch (error) {
+        held?.close();
+        if (error instanceof SubscriptionRefused) return { kind: 'single', result: JSON.parse(error.body) as StreamResult };
+        return single(requestErrors([error]));
+      }
     }
     const live = liveOperation({ engine, generated, planLimits, format, principal: request.principal, meter: undefined }, { operation, fragments, rawVariables, steps: bound.steps, reads: bound.reads });
     if (live.kind === 'failed') return { kind: 'single', result: JSON.parse(live.body) as StreamResult };

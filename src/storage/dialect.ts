@@ -83,10 +83,12 @@ export interface Database extends SqlRunner {
   /**
    * Calls `onMessage` for each notification on `channel` sent by any
    * connection to the database (PostgreSQL's LISTEN/NOTIFY), until the
-   * returned function is called. Absent where the database has none (SQLite:
-   * one process's writes are seen by polling).
+   * returned function is called; with `undefined` when the listening
+   * connection came back after a break (anything may have been said
+   * meanwhile). Absent where the database has none (SQLite: one process's
+   * writes are seen by polling).
    */
-  readonly listen?: (channel: string, onMessage: (payload: string) => void) => Promise<() => Promise<void>>;
+  readonly listen?: (channel: string, onMessage: (payload: string | undefined) => void) => Promise<() => Promise<void>>;
   /** Sends a notification on `channel` (see `listen`), outside any transaction. */
   readonly notify?: (channel: string, payload: string) => Promise<void>;
   /** Cheap liveness probe for /healthz. */

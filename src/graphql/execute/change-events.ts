@@ -1,54 +1,307 @@
+import { ApiError } from '../../errors/api-error.js';
 import type { EventHub, EventMessage } from '../../events/event-hub.js';
 import type { FilterInput } from '../../plan/build-filter.js';
+import { askerKey } from '../../plan/principal.js';
+import { imageReadProblem, readImage } from '../../plan/read-image.js';
+import type { ReadPlan } from '../../plan/read-plan.js';
 import { toCamelCase } from '../../util/naming.js';
 import { pushIterator, type PushIterator } from '../../util/push-iterator.js';
+import { formatError, type FormatOptions, type FormattedError } from '../response/format-error.js';
+import type { StreamResult } from '../response/stream-result.js';
 import type { RootStep } from './compile-operation.js';
-import { runOperation, type RunContext, type RunnableOperation } from './run-operation.js';
+import { liveOperation, runOperation, type LiveOperation, type RunContext, type RunnableOperation } from './run-operation.js';
 
-type EventStep = Extract<RootStep, { kind: 'data' }> & { readonly role: { readonly kind: 'created' | 'updated' } };
+type DataStep = Extract<RootStep, { kind: 'data' }>;
+type EventKind = 'created' | 'updated' | 'deleted';
+type EventStep = DataStep & { readonly role: { readonly kind: EventKind } };
 
 export function isEventStep(step: RootStep): step is EventStep {
-  return step.kind === 'data' && (step.role.kind === 'created' || step.role.kind === 'updated');
+  return step.kind === 'data' && (step.role.kind === 'created' || step.role.kind === 'updated' || step.role.kind === 'deleted');
+}
+
+/** Unread events a subscriber may fall behind by before it is ended (it can resume with its last cursor). */
+const MAX_UNREAD = 1_000;
+const BACKLOG_PAGE = 200;
+
+/** A change-event subscription as the GraphQL handler asks for it. */
+export interface EventSubscription {
+  readonly ctx: RunContext;
+  readonly op: RunnableOperation;
+  readonly step: EventStep;
+  /** Released when the subscription ends (its place under the live-read limits). */
+  readonly onEnd: () => void;
+}
+
+/** One shared read of each event for every subscriber with the same question and the same view. */
+interface Feed {
+  readonly key: string;
+  readonly eventType: string;
+  readonly members: Set<Member>;
+  /** How its errors are written (the first subscriber's options: the same for all). */
+  readonly format: FormatOptions;
+  /** The subscriber's message for an event, or undefined when they are not to hear of it. */
+  readonly render: (event: EventMessage) => Promise<StreamResult | undefined>;
+  /** Events are read one after another, in publication order. */
+  queue: Promise<void>;
+}
+
+interface Member {
+  readonly results: PushIterator<StreamResult>;
+  /** The position of the last event sent: nothing at or before it is sent again. */
+  last: number;
+  /** While a resuming subscriber reads its backlog, what the feed sends meanwhile waits here. */
+  held: { readonly position: number; readonly result: StreamResult }[] | undefined;
 }
 
 /**
- * A change-event subscription (`postCreated(filter:)`): for each published
- * event of its type and kind, the record is re-read through the subscriber's
- * own list plan, narrowed to the event's id and the subscription's filter.
- * So the read rules, field masks, the filter (on the record as it is after
- * the change, with the subscriber's view of it) and the selection apply
- * exactly as a `posts(filter:)` query would; a record the subscriber may not
- * read, or that does not match, sends nothing.
+ * Change-event subscriptions (`postCreated(filter:)`, `postUpdated`,
+ * `postDeleted`): each published event of the type and kind becomes one
+ * message with the subscriber's selection of the record, as that
+ * subscriber may read it (docs/live-reads.md).
+ *
+ * - The subscriber's own `posts(filter:, first: 1)` is planned when
+ *   subscribing (rules, masks, limits), then answered for each event from
+ *   the event's image of the record (plan/read-image.ts): as this change
+ *   left it, or, for a delete, as it was. The filter and the subscriber's
+ *   rules are evaluated on that image; to-one relations are read now.
+ * - A selection an image cannot answer (the record's lists, a rule that
+ *   looks through a relation) re-reads a created or updated record in the
+ *   database, narrowed to the event's id, exactly as that query would; a
+ *   deleted one cannot be, and is refused.
+ *
+ * Subscribers with the same selection, filter and view (`askerKey`) share
+ * one feed, so an event costs one read per distinct question, not per
+ * subscriber. Each message carries `extensions.event.cursor`; subscribing
+ * with `after: <cursor>` first sends the events since, as long as they are
+ * kept (`events.retentionDays`).
  */
-export function subscribeChangeEvents<EventResult extends object>(ctx: RunContext, op: RunnableOperation, step: EventStep, hub: EventHub): PushIterator<EventResult> {
-  const eventType = `${toCamelCase(step.role.type.name)}.${step.role.kind}`;
-  let queue: Promise<void> = Promise.resolve();
-  // `stop` is set below, before anything can end the iterator.
-  const results = pushIterator<EventResult>(() => stop());
-  const readOne = async (event: EventMessage): Promise<void> => {
-    const idFilter: FilterInput = { id: { eq: event.data.id } };
-    const filter = step.filter === undefined ? idFilter : { and: [step.filter, idFilter] };
-    const listStep: RootStep = { ...step, role: { kind: 'list', type: step.role.type }, list: { filter, first: 1 }, filter };
-    const outcome = await runOperation(ctx, { ...op, steps: [listStep], reads: undefined }, undefined);
-    if (outcome.status === 304) return;
-    const body = JSON.parse(outcome.body) as { data?: Record<string, unknown> | null; errors?: { path?: (string | number)[] }[] };
-    const rows = body.data?.[step.key];
-    if (!Array.isArray(rows) || rows.length === 0) {
-      // A refused read (a limit, a filter over a hidden field) is the subscriber's to see; no row is no event.
-      if (body.errors !== undefined && body.data?.[step.key] === undefined) results.push({ data: null, errors: body.errors } as unknown as EventResult);
+export class ChangeEventFeeds {
+  readonly #feeds = new Map<string, Feed>();
+  readonly #byType = new Map<string, Set<Feed>>();
+  #unsubscribe: (() => void) | undefined;
+
+  constructor(private readonly hub: EventHub) {}
+
+  /** Subscribers now (tests, observability). */
+  get size(): number {
+    let count = 0;
+    for (const feed of this.#feeds.values()) count += feed.members.size;
+    return count;
+  }
+
+  /** Feeds now: distinct questions being read per event. */
+  get feedCount(): number {
+    return this.#feeds.size;
+  }
+
+  /**
+   * Throws (an ApiError) when the question cannot be subscribed to: over a
+   * limit, a selection a deleted record cannot answer, a cursor whose
+   * events are no longer kept. Nothing is held then.
+   */
+  async subscribe(request: EventSubscription): Promise<PushIterator<StreamResult>> {
+    const { ctx, step } = request;
+    const after = cursorOf(step.args['after']);
+    const feed = this.#feedFor(request);
+    const backlog = after === undefined ? undefined : await this.#backlogStart(after);
+    const results = pushIterator<StreamResult>(
+      () => {
+        // Only ever called after `member` is made: the iterator ends when it is returned or falls behind.
+        this.#leave(feed, member);
+        request.onEnd();
+      },
+      { max: MAX_UNREAD, overflow: () => ({ data: null, errors: [formatError(new ApiError('LIVE_READS_LIMIT', { detail: `More than ${MAX_UNREAD} events were left unread; subscribe again with \`after\` set to the last cursor you read` }), ctx.format)] }) },
+    );
+    const member: Member = { results, last: after ?? 0, held: backlog === undefined ? undefined : [] };
+    this.#join(feed, member);
+    if (backlog !== undefined) void this.#catchUp(feed, member, backlog);
+    return results;
+  }
+
+  #feedFor(request: EventSubscription): Feed {
+    const { ctx, op, step } = request;
+    const eventType = `${toCamelCase(step.role.type.name)}.${step.role.kind}`;
+    // What decides the message: the question (key, selection, filter) and whose view it is.
+    const key = `${JSON.stringify([eventType, step.key, step.filter ?? null, step.select])} ${askerKey(ctx.engine.model, ctx.principal)}`;
+    const known = this.#feeds.get(key);
+    if (known !== undefined) return known;
+    const listStep: DataStep = { ...step, role: { kind: 'list', type: step.role.type }, list: { filter: step.filter, first: 1 }, filter: step.filter, args: {} };
+    // Planned now, so a question over the limits, or one a deleted record cannot answer, is refused when subscribing.
+    const live = liveOperation(ctx, { ...op, steps: [listStep], reads: undefined });
+    if (live.kind === 'failed') throw new SubscriptionRefused(live.body);
+    const render = rendererOf(request, listStep, live);
+    return { key, eventType, members: new Set(), format: ctx.format, render, queue: Promise.resolve() };
+  }
+
+  #join(feed: Feed, member: Member): void {
+    if (!this.#feeds.has(feed.key)) {
+      this.#feeds.set(feed.key, feed);
+      let set = this.#byType.get(feed.eventType);
+      if (set === undefined) this.#byType.set(feed.eventType, (set = new Set()));
+      set.add(feed);
+    }
+    feed.members.add(member);
+    this.#unsubscribe ??= this.hub.subscribe((events) => this.#publish(events));
+  }
+
+  #leave(feed: Feed, member: Member): void {
+    feed.members.delete(member);
+    if (feed.members.size > 0) return;
+    this.#feeds.delete(feed.key);
+    const set = this.#byType.get(feed.eventType);
+    set?.delete(feed);
+    if (set?.size === 0) this.#byType.delete(feed.eventType);
+    if (this.#feeds.size === 0) {
+      this.#unsubscribe?.();
+      this.#unsubscribe = undefined;
+    }
+  }
+
+  #publish(events: readonly EventMessage[]): void {
+    for (const event of events) {
+      for (const feed of this.#byType.get(event.type) ?? []) {
+        feed.queue = feed.queue.then(async () => {
+          // A read that failed (an outage) is the subscribers' to see, and the next event is read all the same.
+          const result = await feed.render(event).catch((error: unknown) => ({ data: null, errors: [formatError(error, feed.format)] }));
+          if (result === undefined) return;
+          for (const member of feed.members) offer(member, event.position, result);
+        });
+      }
+    }
+  }
+
+  /** The first page of events after `after`; a cursor the kept events no longer reach is refused. */
+  async #backlogStart(after: number): Promise<EventMessage[]> {
+    const first = await this.hub.eventsAfter(after, BACKLOG_PAGE);
+    const next = first[0];
+    // Positions are given one by one: a first one past `after + 1` means the ones between were pruned.
+    if (next !== undefined ? next.position > after + 1 : after > (await this.hub.lastPosition())) {
+      throw new ApiError('QUERY_INVALID_CURSOR', {
+        detail: `The events after cursor ${after} are no longer kept (or never were); subscribe without \`after\` and read what you need again`,
+      });
+    }
+    return first;
+  }
+
+  /** Sends a resuming subscriber the events since its cursor, then what the feed sent meanwhile. */
+  async #catchUp(feed: Feed, member: Member, firstPage: EventMessage[]): Promise<void> {
+    const { results } = member;
+    try {
+      let page = firstPage;
+      while (page.length > 0) {
+        for (const event of page) {
+          // Gone (closed, or ended for falling behind): the rest of the backlog is nobody's.
+          if (!feed.members.has(member)) return;
+          if (event.type !== feed.eventType) continue;
+          const result = await feed.render(event);
+          // A reader that stopped reading is not fed its whole backlog into memory.
+          await results.readBelow(MAX_UNREAD / 2);
+          if (result !== undefined) results.push(result);
+          member.last = event.position;
+        }
+        member.last = Math.max(member.last, (page[page.length - 1] as EventMessage).position);
+        page = page.length < BACKLOG_PAGE ? [] : await this.hub.eventsAfter(member.last, BACKLOG_PAGE);
+      }
+    } catch (error) {
+      // The backlog could not be read (an outage): say so and end; the subscriber resumes from its last cursor.
+      results.end({ data: null, errors: [formatError(error, feed.format)] });
       return;
     }
-    // The record's errors (a forbidden field) sit under the list's index 0: drop it, the event is one record.
-    const errors = body.errors?.map((error) => (error.path === undefined ? error : { ...error, path: error.path.filter((part, i) => !(i === 1 && part === 0)) }));
-    const record: unknown = rows[0];
-    results.push((errors === undefined ? { data: { [step.key]: record } } : { data: { [step.key]: record }, errors }) as unknown as EventResult);
+    const held = member.held ?? [];
+    member.held = undefined;
+    for (const { position, result } of held) offer(member, position, result);
+  }
+}
+
+/** A subscription refused while planning: the GraphQL response saying why (no data). */
+export class SubscriptionRefused extends Error {
+  constructor(readonly body: string) {
+    super('subscription refused');
+  }
+}
+
+function offer(member: Member, position: number, result: StreamResult): void {
+  if (member.held !== undefined) {
+    member.held.push({ position, result });
+  } else if (position > member.last) {
+    member.last = position;
+    member.results.push(result);
+  }
+}
+
+function cursorOf(value: unknown): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' || !/^\d{1,15}$/.test(value)) {
+    throw new ApiError('QUERY_INVALID_CURSOR', { detail: '`after` takes the `extensions.event.cursor` of a message this subscription sent' });
+  }
+  return Number(value);
+}
+
+/**
+ * Created and updated records the image cannot answer: the subscriber's
+ * list plan narrowed to the event's id and the filter, run in the database
+ * as it is now (a record deleted since sends nothing).
+ */
+function changedRenderer(request: EventSubscription, listStep: DataStep): Feed['render'] {
+  const { ctx, op, step } = request;
+  return async (event) => {
+    const idFilter: FilterInput = { id: { eq: event.data.id } };
+    const filter = step.filter === undefined ? idFilter : { and: [step.filter, idFilter] };
+    const narrowed: DataStep = { ...listStep, list: { filter, first: 1 }, filter };
+    const outcome = await runOperation(ctx, { ...op, steps: [narrowed], reads: undefined }, undefined);
+    return outcome.status === 304 ? undefined : messageOf(step.key, outcome.body, event);
   };
-  const stop = hub.subscribe((events) => {
-    for (const event of events) {
-      if (event.type !== eventType) continue;
-      // In commit order, one read at a time.
-      queue = queue.then(() => readOne(event)).catch(() => undefined);
-    }
-  });
-  return results;
+}
+
+/**
+ * How a feed turns an event into its message. Where the plan can be
+ * answered from the event's image (plan/read-image.ts: the record's own
+ * fields and to-one relations, rules that look at the record itself), it
+ * is: the record exactly as this change left it (`record`) or found it
+ * (`previous`, for a delete), whatever happened since, and no read of the
+ * record. Otherwise a created or updated record is re-read; a deleted one
+ * cannot be, and the subscription is refused.
+ */
+function rendererOf(request: EventSubscription, listStep: DataStep, live: Extract<LiveOperation, { kind: 'live' }>): Feed['render'] {
+  const { step } = request;
+  const plan = live.plans[0] as ReadPlan;
+  const problem = imageReadProblem(plan);
+  if (problem === undefined) return imageRenderer(request, live, plan, step.role.kind === 'deleted' ? 'previous' : 'record');
+  if (step.role.kind === 'deleted') {
+    throw new ApiError('SUBSCRIPTION_UNSUPPORTED', { detail: `${step.key} answers a record as it was before it was deleted, and ${problem}` });
+  }
+  return changedRenderer(request, listStep);
+}
+
+function imageRenderer(request: EventSubscription, live: Extract<LiveOperation, { kind: 'live' }>, plan: ReadPlan, image: 'record' | 'previous'): Feed['render'] {
+  const { engine } = request.ctx;
+  const readOne = async (related: ReadPlan): Promise<string | null> => {
+    const result = await engine.read(related);
+    return result.kind === 'one' ? result.json : null;
+  };
+  return async (event) => {
+    const record = event.data[image];
+    if (record === null || record === undefined) return undefined;
+    const result = await readImage(plan, record, readOne);
+    return messageOf(request.step.key, live.render([{ kind: 'list', ...result }]), event);
+  };
+}
+
+/**
+ * One event's message from a list response of at most one record, or
+ * undefined when the record is not there (filtered out, or hidden from the
+ * subscriber: they hear nothing of it).
+ */
+function messageOf(key: string, body: string, event: EventMessage): StreamResult | undefined {
+  const response = JSON.parse(body) as { data?: Record<string, unknown> | null; errors?: FormattedError[] };
+  const rows = response.data?.[key];
+  const extensions = { event: { id: event.id, timestamp: event.timestamp, cursor: String(event.position) } };
+  if (!Array.isArray(rows) || rows.length === 0) {
+    // A read that failed (an outage) is the subscriber's to see; no row is no event.
+    return response.errors !== undefined && response.data?.[key] === undefined ? { data: null, errors: response.errors, extensions } : undefined;
+  }
+  // The record's errors (a forbidden field) sit under the list's index 0: drop it, the event is one record.
+  const errors = response.errors?.map((error) => (error.path === undefined ? error : { ...error, path: error.path.filter((part, i) => !(i === 1 && part === 0)) }));
+  const data = { [key]: rows[0] as unknown };
+  return errors === undefined ? { data, extensions } : { data, errors, extensions };
 }

@@ -6,6 +6,7 @@ import {
   GraphQLNonNull,
   GraphQLObjectType,
   GraphQLSchema,
+  GraphQLString,
   type GraphQLFieldConfigMap,
   type GraphQLInputObjectType,
   type GraphQLNamedType,
@@ -24,7 +25,7 @@ import { memo, type SchemaContext } from './schema-context.js';
  *
  *   Query     user(id) · users(filter, orderBy, first, after, last, before) · usersCount(filter)
  *   Subscription  the Query fields again, as live queries (sent now and on every change)
- *             userCreated(filter) · userUpdated(filter): change events, the record as the subscriber may read it
+ *             userCreated · userUpdated · userDeleted (filter, after): change events, the record as the subscriber may read it
  *   Mutation  createUser(input) · updateUser(id, input) · deleteUser(id)
  *             addUserFollowing(id, targetId) · removeUserFollowing(id, targetId)
  *
@@ -51,6 +52,10 @@ export function buildGraphqlSchema(model: Model): GeneratedSchema {
   const eventFields: GraphQLFieldConfigMap<unknown, unknown> = {};
   const mutationFields: GraphQLFieldConfigMap<unknown, unknown> = {};
   const id = { type: new GraphQLNonNull(GraphQLID) };
+  const eventCursor = {
+    type: GraphQLString,
+    description: 'Resume after this event: the `extensions.event.cursor` of a message this field sent. The events since are sent first, while they are kept.',
+  };
 
   // The account type's create input, which signUp takes too (one type per name in a schema).
   let accountInput: GraphQLInputObjectType | undefined;
@@ -67,9 +72,13 @@ export function buildGraphqlSchema(model: Model): GeneratedSchema {
     const count = `${type.plural}Count`;
     queryFields[count] = { type: new GraphQLNonNull(GraphQLInt), args: { filter }, description: `The number of ${type.plural} matching the filter.` };
     queryRoles.set(count, { kind: 'count', type });
-    for (const kind of ['created', 'updated'] as const) {
+    for (const kind of ['created', 'updated', 'deleted'] as const) {
       const name = `${one}${toPascalCase(kind)}`;
-      eventFields[name] = { type: new GraphQLNonNull(object), args: { filter }, description: `Each ${type.name} ${kind} from now on that matches the filter and that the subscriber may read, as it is after the change.` };
+      const which =
+        kind === 'deleted'
+          ? `Each ${type.name} deleted from now on that matched the filter and that the subscriber could read, as it was: its own fields and to-one relations.`
+          : `Each ${type.name} ${kind} from now on that matches the filter and that the subscriber may read, as it is after the change.`;
+      eventFields[name] = { type: new GraphQLNonNull(object), args: { filter, after: eventCursor }, description: which };
       eventRoles.set(name, { kind, type });
     }
 

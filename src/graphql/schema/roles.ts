@@ -28,8 +28,8 @@ export type RootRole =
   /** An accounts flow; `session` when it answers an `AuthSession` (else `Boolean!`). `type` is the account type. */
   | { readonly kind: 'account'; readonly type: ResourceType; readonly action: AccountAction; readonly session: boolean }
   | { readonly kind: 'connect' | 'disconnect'; readonly type: ResourceType; readonly field: ManyToManyRelation }
-  /** `postCreated(filter:)` / `postUpdated(filter:)`: a change event's record, as the subscriber may read it. */
-  | { readonly kind: 'created' | 'updated'; readonly type: ResourceType };
+  /** `postCreated(filter:)`, `postUpdated`, `postDeleted`: a change event's record, as the subscriber may read it. */
+  | { readonly kind: 'created' | 'updated' | 'deleted'; readonly type: ResourceType };
 
 /** A field of a generated object type. */
 export type FieldRole =

@@ -10,6 +10,8 @@ const RETRY_MS = 1_000;
 const MAX_PAYLOAD = 7_000;
 
 export type ChangeListener = (tables: readonly string[] | undefined) => void;
+/** A notification's payload, or undefined when the connection came back after a break (anything may have been said meanwhile). */
+export type ChannelListener = (payload: string | undefined) => void;
 
 /**
  * Tells the other Diglot processes on the database which tables' clocks this
@@ -20,10 +22,15 @@ export type ChangeListener = (tables: readonly string[] | undefined) => void;
  * the connection comes back after a break, since what was said meanwhile
  * is lost. A process that crashes between COMMIT and NOTIFY is covered by
  * the live reads' periodic look at the clocks (engine/live-reads.ts).
+ *
+ * The same connection carries the process's other LISTENs (`listen`: the
+ * event hub's), so a process holds one listening connection, and every
+ * listener gets the same reconnection.
  */
 export class ChangeChannel {
   readonly #id = randomUUID();
   readonly #listeners = new Set<ChangeListener>();
+  readonly #channels = new Map<string, Set<ChannelListener>>();
   #pending: Set<string> | undefined;
   #client: pg.Client | undefined;
   #connecting: Promise<void> | undefined;
@@ -47,10 +54,35 @@ export class ChangeChannel {
 
   watch(listener: ChangeListener): () => void {
     this.#listeners.add(listener);
-    if (this.#client === undefined && this.#connecting === undefined) this.#connect();
+    this.#open();
     return () => {
       this.#listeners.delete(listener);
     };
+  }
+
+  /** Hears `channel` on the same connection until the returned function is called. */
+  listen(channel: string, listener: ChannelListener): () => void {
+    let listeners = this.#channels.get(channel);
+    if (listeners === undefined) {
+      this.#channels.set(channel, (listeners = new Set()));
+      const client = this.#client;
+      // Connected already: LISTEN on it now; what was said before that took effect was not heard.
+      if (client !== undefined) {
+        client.query(`LISTEN ${quoted(channel)}`).then(
+          () => this.#tellChannel(channel, undefined),
+          () => undefined,
+        );
+      }
+    }
+    listeners.add(listener);
+    this.#open();
+    return () => {
+      listeners.delete(listener);
+    };
+  }
+
+  #open(): void {
+    if (this.#client === undefined && this.#connecting === undefined && !this.#closed) this.#connect();
   }
 
   async close(): Promise<void> {
@@ -83,14 +115,18 @@ export class ChangeChannel {
       if (this.#closed) return;
       this.options.logger?.warn({ err: error }, 'the connection that hears other instances failed; reconnecting');
       this.#retry = setTimeout(() => {
-        if (!this.#closed && this.#listeners.size > 0) this.#connect();
+        if (!this.#closed && (this.#listeners.size > 0 || this.#channels.size > 0)) this.#connect();
       }, RETRY_MS);
       this.#retry.unref();
     };
     client.on('error', broken);
     client.on('end', () => broken(new Error('the change-channel connection closed')));
     client.on('notification', (message) => {
-      if (message.channel !== CHANNEL || message.payload === undefined) return;
+      if (message.channel !== CHANNEL) {
+        this.#tellChannel(message.channel, message.payload ?? '');
+        return;
+      }
+      if (message.payload === undefined) return;
       const space = message.payload.indexOf(' ');
       if (message.payload.slice(0, space) === this.#id) return;
       const list = message.payload.slice(space + 1);
@@ -98,7 +134,7 @@ export class ChangeChannel {
     });
     this.#connecting = (async () => {
       await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
+      for (const channel of [CHANNEL, ...this.#channels.keys()]) await client.query(`LISTEN ${quoted(channel)}`);
     })().then(
       () => {
         this.#connecting = undefined;
@@ -109,6 +145,7 @@ export class ChangeChannel {
         this.#client = client;
         // Whatever was announced before LISTEN took effect was not heard.
         this.#tell(undefined);
+        for (const channel of this.#channels.keys()) this.#tellChannel(channel, undefined);
       },
       (error: unknown) => {
         this.#connecting = undefined;
@@ -120,4 +157,12 @@ export class ChangeChannel {
   #tell(tables: readonly string[] | undefined): void {
     for (const listener of this.#listeners) listener(tables);
   }
+
+  #tellChannel(channel: string, payload: string | undefined): void {
+    for (const listener of this.#channels.get(channel) ?? []) listener(payload);
+  }
+}
+
+function quoted(channel: string): string {
+  return `"${channel.replaceAll('"', '""')}"`;
 }

@@ -104,7 +104,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     logger: options.logger,
     alone: () => lease.sole,
   });
-  return new PostgresDatabase(pool, lease, changes, options, url);
+  return new PostgresDatabase(pool, lease, changes, options);
 }
 
 function openError(target: URL, shown: string, error: unknown, timeoutMs: number): StorageOpenError {
@@ -150,10 +150,7 @@ class PostgresDatabase implements Database {
   readonly #names = new Map<string, string>();
   #count = 0;
 
-  readonly #url: string;
-
-  constructor(pool: pg.Pool, lease: WriterLease, changes: ChangeChannel, options: PostgresOptions, url: string) {
-    this.#url = url;
+  constructor(pool: pg.Pool, lease: WriterLease, changes: ChangeChannel, options: PostgresOptions) {
     this.#pool = pool;
     this.#lease = lease;
     this.#changes = changes;
@@ -239,18 +236,13 @@ class PostgresDatabase implements Database {
   readonly sharedRateLimiter = (options: SharedRateLimiterOptions): ReturnType<typeof createPostgresRateLimiter> =>
     createPostgresRateLimiter(this.#pool, options);
 
-  /** A connection of its own for LISTEN (a pooled one would be handed to others); errors end the subscription quietly, pollers cover the gap. */
-  readonly listen = async (channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>> => {
-    const client = new pg.Client({ connectionString: this.#url, application_name: 'diglot-listen', keepAlive: true });
-    client.on('error', () => undefined);
-    client.on('notification', (message) => {
-      if (message.channel === channel) onMessage(message.payload ?? '');
+  /** On the change channel's connection: one listening connection per process, reconnected after a break. */
+  readonly listen = (channel: string, onMessage: (payload: string | undefined) => void): Promise<() => Promise<void>> => {
+    const stop = this.#changes.listen(channel, onMessage);
+    return Promise.resolve(() => {
+      stop();
+      return Promise.resolve();
     });
-    await client.connect();
-    await client.query(`LISTEN ${postgresHooks.quoteIdent(channel)}`);
-    return async () => {
-      await client.end().catch(() => undefined);
-    };
   };
 
   readonly notify = async (channel: string, payload: string): Promise<void> => {
