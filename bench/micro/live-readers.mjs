@@ -1,12 +1,13 @@
 // Live reads under load: many SSE readers of a few records on one SQLite instance, writes at a steady rate.
 //
-//   npm run build && node_modules/.bin/node bench/micro/live-readers.mjs [--readers 2000] [--records 100] [--rate 100] [--seconds 20] [--transport sse|ws]
+//   npm run build && node_modules/.bin/node bench/micro/live-readers.mjs [--readers 2000] [--records 100] [--rate 100] [--seconds 20] [--transport sse|ws|events]
 //
 // The server is a child process (Diglot built in dist/, the example schema without rules, a fresh SQLite file
 // with 1,000 users). The readers are `--readers` Server-Sent Events streams (`GET /users/<id>?fields=id,name`
 // with `Accept: text/event-stream`, one HTTP connection each, parsed as EventSource does), spread evenly over
 // `--records` users; with `--transport ws`, graphql-ws clients instead (a WebSocket each) with the live query
-// `subscription { user(id:) { id name } }`. Then PATCH /users/<id> runs `--rate` times a second, each on the next record in turn, each
+// `subscription { user(id:) { id name } }`; with `--transport events`, graphql-ws clients with the change-event
+// subscription `userUpdated(filter: { id: { eq: } }) { id name }` (no first value: only each change). Then PATCH /users/<id> runs `--rate` times a second, each on the next record in turn, each
 // setting a name no write used before. Reported:
 //   - latency: from the moment a write's response arrived to the moment each reader of that record received the
 //     new name (p50, p99, max over every message), and per write the time until the last of its readers had it;
@@ -143,6 +144,18 @@ async function main() {
       streams.push({ destroy: () => client.dispose() });
     });
 
+  /** A graphql-ws client with a change-event subscription of the record's updates. */
+  const subscribeEvents = (id) =>
+    new Promise((done, fail) => {
+      // No first message: the subscription counts once its socket is open (the writes start 2 s after the last).
+      const client = createClient({ url: base.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, retryAttempts: 0, lazy: false, on: { connected: () => done() } });
+      client.subscribe(
+        { query: 'subscription ($id: ID!) { userUpdated(filter: { id: { eq: $id } }) { id name } }', variables: { id } },
+        { next: ({ data }) => received(data.userUpdated.name), error: fail, complete: () => undefined },
+      );
+      streams.push({ destroy: () => client.dispose() });
+    });
+
   const sseAgent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
   const open = (id) =>
     new Promise((done, fail) => {
@@ -177,7 +190,8 @@ async function main() {
       req.on('error', fail);
       streams.push(req);
     });
-  const connect = values.transport === 'ws' ? subscribe : open;
+  const connect = { ws: subscribe, events: subscribeEvents, sse: open }[values.transport];
+  if (connect === undefined) throw new Error(`--transport is sse, ws or events, not ${values.transport}`);
   const started = performance.now();
   for (let i = 0; i < readers; i += 100) await Promise.all(Array.from({ length: Math.min(100, readers - i) }, (_, j) => connect(ids[(i + j) % records])));
   const connectSeconds = (performance.now() - started) / 1000;

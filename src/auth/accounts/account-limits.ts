@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { SharedRateLimiterOptions } from '../../storage/dialect.js';
 import { ApiError } from '../../errors/api-error.js';
 
 /** How many attempts, over how many seconds. */
@@ -28,17 +29,25 @@ export interface AccountLimits {
   checkSignUp(address: string): Promise<void>;
 }
 
+/** Counters shared by every instance on the database (PostgreSQL), where it offers them. */
+export type SharedLimiters = (options: SharedRateLimiterOptions) => Promise<RateLimiterAbstract>;
+
 /**
- * Sign-in and reset limits, with rate-limiter-flexible's in-memory store:
- * counts are per server process, so several instances behind a balancer
- * each allow the limit (see docs/accounts.md).
+ * Sign-in and reset limits, with rate-limiter-flexible: in memory on
+ * SQLite (one process), and on PostgreSQL in the database, so instances
+ * behind one load balancer count each guess once between them (an
+ * attacker cannot spread guesses over instances). The memory limiter
+ * stands in while the database does not answer.
  */
-export function createAccountLimits(options: AccountLimitOptions = {}): AccountLimits {
-  const limiter = (limit: AttemptLimit): RateLimiterMemory => new RateLimiterMemory({ points: limit.points, duration: limit.seconds });
-  const failures = limiter(options.failuresPerIdentifier ?? { points: 10, seconds: 900 });
-  const addresses = limiter(options.signInsPerAddress ?? { points: 60, seconds: 900 });
-  const resets = limiter(options.resetsPerKey ?? { points: 5, seconds: 3600 });
-  const signUps = limiter(options.signUpsPerAddress ?? { points: 20, seconds: 3600 });
+export async function createAccountLimits(options: AccountLimitOptions = {}, shared?: SharedLimiters): Promise<AccountLimits> {
+  const limiter = async (name: string, limit: AttemptLimit): Promise<RateLimiterAbstract> => {
+    const memory = new RateLimiterMemory({ points: limit.points, duration: limit.seconds, keyPrefix: name });
+    return shared === undefined ? memory : shared({ points: limit.points, duration: limit.seconds, keyPrefix: name, insuranceLimiter: memory });
+  };
+  const failures = await limiter('signin_failures', options.failuresPerIdentifier ?? { points: 10, seconds: 900 });
+  const addresses = await limiter('signin_addresses', options.signInsPerAddress ?? { points: 60, seconds: 900 });
+  const resets = await limiter('resets', options.resetsPerKey ?? { points: 5, seconds: 3600 });
+  const signUps = await limiter('signups', options.signUpsPerAddress ?? { points: 20, seconds: 3600 });
   // Identifiers are compared as people type them in any case, and kept as a digest: a megabyte identifier must not be a megabyte key held for the window.
   const key = (identifier: string): string => createHash('sha256').update(identifier.trim().toLowerCase()).digest('base64url');
 
@@ -61,7 +70,7 @@ export function createAccountLimits(options: AccountLimitOptions = {}): AccountL
   };
 }
 
-async function consume(limiter: RateLimiterMemory, key: string): Promise<void> {
+async function consume(limiter: RateLimiterAbstract, key: string): Promise<void> {
   try {
     await limiter.consume(key);
   } catch (error) {

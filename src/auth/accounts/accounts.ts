@@ -110,7 +110,7 @@ export async function createAccounts(engine: Engine, options: AccountsOptions = 
   const store = new AccountStore(db, model);
   const hasher = createPasswordHasher(options.passwordHash, options.hashConcurrency);
   const keys = await loadSigningKeys({ store, secret: options.signingSecret, privateKey: options.signingPrivateKey, accessTokenSeconds, now });
-  const limits = createAccountLimits(options.limits);
+  const limits = await createAccountLimits(options.limits, db.sharedRateLimiter);
   const admin: Principal = Object.freeze({ id: null, role: adminRoleOf(model), claims: Object.freeze({}), admin: true, via: 'admin-key' });
 
   const issue = async (state: AccountState, familyId = newId()): Promise<Session> => {
