@@ -3,44 +3,80 @@ import type { Filter } from './read-plan.js';
 /**
  * Whether a record (as its REST representation: field name → JSON value)
  * satisfies a filter built by `buildFilter`, without the database: events
- * are matched after they are written, against the record they carry. As in
- * SQL, a comparison with a null value is false (only `isNull` matches it).
- * `related` (a rule's join) has no record to look at here and is false.
+ * are matched after they are written, against the record they carry. It
+ * answers as the SQL the same filter compiles to (storage/compile/
+ * compile-filter.ts) would, with SQL's three-valued logic: a comparison
+ * with a null value is unknown, `not` of unknown is unknown, and only a
+ * true answer matches. So `not(status == ARCHIVED)` does not match a
+ * record without a status, as in the database, while `ne` matches it
+ * (it compiles to `IS NULL OR <>`). `related` (a rule's join) has no
+ * record to look at here and is unknown: such a filter matches nothing.
  */
 export function matchesFilter(filter: Filter, params: readonly unknown[], record: Readonly<Record<string, unknown>>): boolean {
+  return truth(filter, params, record) === true;
+}
+
+/** true, false, or null for SQL's unknown. */
+type Truth = boolean | null;
+
+function truth(filter: Filter, params: readonly unknown[], record: Readonly<Record<string, unknown>>): Truth {
   switch (filter.op) {
-    case 'and':
-      return filter.items.every((item) => matchesFilter(item, params, record));
-    case 'or':
-      return filter.items.some((item) => matchesFilter(item, params, record));
-    case 'not':
-      return !matchesFilter(filter.item, params, record);
+    case 'and': {
+      let answer: Truth = true;
+      for (const item of filter.items) {
+        const each = truth(item, params, record);
+        if (each === false) return false;
+        if (each === null) answer = null;
+      }
+      return answer;
+    }
+    case 'or': {
+      let answer: Truth = false;
+      for (const item of filter.items) {
+        const each = truth(item, params, record);
+        if (each === true) return true;
+        if (each === null) answer = null;
+      }
+      return answer;
+    }
+    case 'not': {
+      const inner = truth(filter.item, params, record);
+      return inner === null ? null : !inner;
+    }
     case 'isNull':
-      return (record[filter.field] === null || record[filter.field] === undefined) === filter.value;
+      return isMissing(record[filter.field]) === filter.value;
+    case 'related':
+      return null;
     case 'in': {
       const value = record[filter.field];
-      return value !== null && value !== undefined && filter.values.some((param) => compare(value, params[param.param]) === 0);
+      if (filter.values.length === 0) return false;
+      if (isMissing(value)) return null;
+      return filter.values.some((param) => compare(value, params[param.param]) === 0) ? true : false;
     }
-    case 'related':
-      return false;
     default: {
       const value = record[filter.field];
-      if (value === null || value === undefined) return false;
       const operand = params[filter.value.param];
+      if (filter.op === 'ne' && isMissing(value)) return true;
+      if (isMissing(value) || isMissing(operand)) return null;
       switch (filter.op) {
         case 'contains':
-          return typeof value === 'string' && typeof operand === 'string' && value.includes(operand);
+          return typeof value === 'string' && typeof operand === 'string' ? value.includes(operand) : null;
         case 'startsWith':
-          return typeof value === 'string' && typeof operand === 'string' && value.startsWith(operand);
-        default:
-          return holds(filter.op, compare(value, operand));
+          return typeof value === 'string' && typeof operand === 'string' ? value.startsWith(operand) : null;
+        default: {
+          const order = compare(value, operand);
+          return order === undefined ? null : holds(filter.op, order);
+        }
       }
     }
   }
 }
 
-function holds(op: string, order: number | undefined): boolean {
-  if (order === undefined) return false;
+function isMissing(value: unknown): boolean {
+  return value === null || value === undefined;
+}
+
+function holds(op: string, order: number): boolean {
   switch (op) {
     case 'eq':
       return order === 0;

@@ -3,12 +3,13 @@ import type { Filter, ListResult, ReadNode, ReadPlan, Selection } from './read-p
 
 /**
  * A list plan answered from one record image (an event's REST
- * representation) instead of its table: how a `…Deleted` subscription shows
- * a record that is gone, as the subscriber could read it just before. The
- * plan's filter (the subscription's, with the subscriber's row rule) and its
- * field masks are evaluated on the image (plan/match-filter.ts); a to-one
- * relation is read now, through `readOne`, with its own rules. What the
- * image cannot answer is refused up front (`imageReadProblem`).
+ * representation) instead of its table: how a change-event subscription
+ * shows the record exactly as the change left it, or, for a delete, as the
+ * subscriber could read it just before. The plan's filter (the
+ * subscription's, with the subscriber's row rule) and its field masks are
+ * evaluated on the image (plan/match-filter.ts, which answers as SQL
+ * would); a to-one relation is read now, through `readOne`, with its own
+ * rules. What the image cannot answer is found up front (`imageReadProblem`).
  */
 export async function readImage(plan: ReadPlan, image: Readonly<Record<string, unknown>>, readOne: (plan: ReadPlan) => Promise<string | null>): Promise<ListResult> {
   const { node } = plan.root;

@@ -1,3 +1,4 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/databases.js';
 import { http } from '../support/http.js';
@@ -63,4 +64,33 @@ describeEachDialect('Live transports under attack', (ctx) => {
     }
     expect(again.status).toBe(201);
   });
+
+  it('ends a graphql-sse change-event stream whose reader stopped reading, once 1,000 events wait, with LIVE_READS_LIMIT and the cursor to resume from', async () => {
+    const author = (await http(server.url, 'GET', '/users?limit=1&fields=id')).json.data[0].id as string;
+    const body = 'x'.repeat(20_000);
+    const url = new URL('/graphql/stream', server.url);
+    // A distinct-connection stream read by hand, so that reading can stop: its head comes once the subscription is registered.
+    const response = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = httpRequest(url, { method: 'POST', headers: { accept: 'text/event-stream', 'content-type': 'application/json' } }, resolve);
+      req.on('error', reject);
+      req.end(JSON.stringify({ query: 'subscription { postCreated { id body } }' }));
+    });
+    expect(response.statusCode).toBe(200);
+    response.pause();
+    const posts = 1_300;
+    for (let i = 0; i < posts; i += 50) {
+      await Promise.all(Array.from({ length: 50 }, () => http(server.url, 'POST', '/posts', { body: { title: 'Flood', body, author } })));
+    }
+    let text = '';
+    response.setEncoding('utf8');
+    response.on('data', (chunk: string) => (text += chunk));
+    response.resume();
+    await new Promise((resolve) => response.once('end', resolve));
+    const messages = text.split('\n\n').filter((block) => block.startsWith('event: next'));
+    const last = JSON.parse((messages.at(-1) ?? '').replace(/^event: next\ndata: /, '')) as { payload?: unknown; errors?: { extensions?: { code?: string } }[]; extensions?: { event?: { cursor?: string } } };
+    // Fewer events than were written: the stream was ended, not buffered without a bound.
+    expect(messages.length).toBeLessThan(posts);
+    expect(last.errors?.[0]?.extensions?.code).toBe('LIVE_READS_LIMIT');
+    expect(last.extensions?.event?.cursor).toMatch(/^\d+$/);
+  }, 60_000);
 });

@@ -22,6 +22,14 @@ describe('createDocumentPreparer', () => {
     expect(prepare('{ users { name } }')).toBe(first);
   });
 
+  it('refuses a subscription whose root field is conditional, or that has two, as a validation error rather than throwing', () => {
+    expect(codes('subscription($s: Boolean!) { postCreated @include(if: $s) { id } }')).toEqual(['GRAPHQL_VALIDATION_FAILED']);
+    expect(codes('subscription { postCreated @skip(if: true) { id } }')).toEqual(['GRAPHQL_VALIDATION_FAILED']);
+    expect(codes('subscription($s: Boolean!) { ...Root } fragment Root on Subscription { posts @skip(if: $s) { id } }')).toEqual(['GRAPHQL_VALIDATION_FAILED']);
+    expect(codes('subscription { postCreated { id } users { id } }')).toEqual(['GRAPHQL_VALIDATION_FAILED']);
+    expect(codes('subscription($s: Boolean!) { postCreated { id title @include(if: $s) } }')).toEqual([]);
+  });
+
   it('tags each failure with its code', () => {
     expect(codes('{ users { name }')).toEqual(['GRAPHQL_PARSE_FAILED']);
     expect(codes('{ users { nmae } }')).toEqual(['GRAPHQL_VALIDATION_FAILED']);

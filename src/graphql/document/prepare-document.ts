@@ -1,9 +1,10 @@
-import { GraphQLError, parse, specifiedRules, validate, ValuesOfCorrectTypeRule, type DocumentNode } from 'graphql';
+import { GraphQLError, parse, SingleFieldSubscriptionsRule, specifiedRules, validate, ValuesOfCorrectTypeRule, type DocumentNode } from 'graphql';
 import type { GraphqlLimits } from '../graphql-options.js';
 import { LruCache } from '../../util/lru-cache.js';
 import type { GeneratedSchema } from '../schema/roles.js';
 import { checkLimits, tooComplex } from './check-limits.js';
 import { classifiedValuesRule, withCode } from './input-error-code.js';
+import { subscriptionRootRule } from './subscription-root-rule.js';
 
 /**
  * A document, parsed, checked against the limits and validated — or the
@@ -27,7 +28,10 @@ export function isCacheableText(text: string): boolean {
  */
 export function createDocumentPreparer(generated: GeneratedSchema, limits: GraphqlLimits, cacheSize: number): (text: string) => PreparedDocument {
   const cache = new LruCache<string, PreparedDocument>(cacheSize);
-  const rules = specifiedRules.map((rule) => (rule === ValuesOfCorrectTypeRule ? classifiedValuesRule(generated.inputs) : rule));
+  const rules = specifiedRules.map((rule) => {
+    if (rule === ValuesOfCorrectTypeRule) return classifiedValuesRule(generated.inputs);
+    return rule === SingleFieldSubscriptionsRule ? subscriptionRootRule : rule;
+  });
   return (text) => {
     const hit = cache.get(text);
     if (hit !== undefined) return hit;

@@ -37,8 +37,6 @@ interface Feed {
   readonly key: string;
   readonly eventType: string;
   readonly members: Set<Member>;
-  /** How its errors are written (the first subscriber's options: the same for all). */
-  readonly format: FormatOptions;
   /** The subscriber's message for an event, or undefined when they are not to hear of it. */
   readonly render: (event: EventMessage) => Promise<StreamResult | undefined>;
   /** Events are read one after another, in publication order. */
@@ -47,6 +45,8 @@ interface Feed {
 
 interface Member {
   readonly results: PushIterator<StreamResult>;
+  /** This subscriber's own error options (its request's log). */
+  readonly format: FormatOptions;
   /** The position of the last event sent: nothing at or before it is sent again. */
   last: number;
   /** While a resuming subscriber reads its backlog, what the feed sends meanwhile waits here. */
@@ -82,18 +82,6 @@ export class ChangeEventFeeds {
 
   constructor(private readonly hub: EventHub) {}
 
-  /** Subscribers now (tests, observability). */
-  get size(): number {
-    let count = 0;
-    for (const feed of this.#feeds.values()) count += feed.members.size;
-    return count;
-  }
-
-  /** Feeds now: distinct questions being read per event. */
-  get feedCount(): number {
-    return this.#feeds.size;
-  }
-
   /**
    * Throws (an ApiError) when the question cannot be subscribed to: over a
    * limit, a selection a deleted record cannot answer, a cursor whose
@@ -103,18 +91,26 @@ export class ChangeEventFeeds {
     const { ctx, step } = request;
     const after = cursorOf(step.args['after']);
     const feed = this.#feedFor(request);
-    const backlog = after === undefined ? undefined : await this.#backlogStart(after);
     const results = pushIterator<StreamResult>(
       () => {
         // Only ever called after `member` is made: the iterator ends when it is returned or falls behind.
         this.#leave(feed, member);
         request.onEnd();
       },
-      { max: MAX_UNREAD, overflow: () => ({ data: null, errors: [formatError(new ApiError('LIVE_READS_LIMIT', { detail: `More than ${MAX_UNREAD} events were left unread; subscribe again with \`after\` set to the last cursor you read` }), ctx.format)] }) },
+      // The cursor of the last event queued: the reader has it once it reads up to this message.
+      { max: MAX_UNREAD, overflow: () => fellBehind(ctx.format, member.last) },
     );
-    const member: Member = { results, last: after ?? 0, held: backlog === undefined ? undefined : [] };
+    const member: Member = { results, format: ctx.format, last: after ?? 0, held: after === undefined ? undefined : [] };
+    // Joined before the backlog is read: what is published from here on reaches `held`, what was before is in the outbox.
     this.#join(feed, member);
-    if (backlog !== undefined) void this.#catchUp(feed, member, backlog);
+    if (after === undefined) return results;
+    try {
+      const first = await this.#backlogStart(after);
+      void this.#catchUp(feed, member, first);
+    } catch (error) {
+      this.#leave(feed, member);
+      throw error;
+    }
     return results;
   }
 
@@ -130,23 +126,23 @@ export class ChangeEventFeeds {
     const live = liveOperation(ctx, { ...op, steps: [listStep], reads: undefined });
     if (live.kind === 'failed') throw new SubscriptionRefused(live.body);
     const render = rendererOf(request, listStep, live);
-    return { key, eventType, members: new Set(), format: ctx.format, render, queue: Promise.resolve() };
+    const feed: Feed = { key, eventType, members: new Set(), render, queue: Promise.resolve() };
+    // Registered before anything awaits, so a second subscriber with the same question finds this one.
+    this.#feeds.set(key, feed);
+    let set = this.#byType.get(eventType);
+    if (set === undefined) this.#byType.set(eventType, (set = new Set()));
+    set.add(feed);
+    return feed;
   }
 
   #join(feed: Feed, member: Member): void {
-    if (!this.#feeds.has(feed.key)) {
-      this.#feeds.set(feed.key, feed);
-      let set = this.#byType.get(feed.eventType);
-      if (set === undefined) this.#byType.set(feed.eventType, (set = new Set()));
-      set.add(feed);
-    }
     feed.members.add(member);
     this.#unsubscribe ??= this.hub.subscribe((events) => this.#publish(events));
   }
 
   #leave(feed: Feed, member: Member): void {
     feed.members.delete(member);
-    if (feed.members.size > 0) return;
+    if (feed.members.size > 0 || this.#feeds.get(feed.key) !== feed) return;
     this.#feeds.delete(feed.key);
     const set = this.#byType.get(feed.eventType);
     set?.delete(feed);
@@ -160,12 +156,19 @@ export class ChangeEventFeeds {
   #publish(events: readonly EventMessage[]): void {
     for (const event of events) {
       for (const feed of this.#byType.get(event.type) ?? []) {
-        feed.queue = feed.queue.then(async () => {
-          // A read that failed (an outage) is the subscribers' to see, and the next event is read all the same.
-          const result = await feed.render(event).catch((error: unknown) => ({ data: null, errors: [formatError(error, feed.format)] }));
-          if (result === undefined) return;
-          for (const member of feed.members) offer(member, event.position, result);
-        });
+        feed.queue = feed.queue
+          .then(async () => {
+            let result: StreamResult | undefined;
+            try {
+              result = await feed.render(event);
+            } catch (error) {
+              // An event that could not be read (an outage) is not skipped: each subscriber is ended with a cursor before it, to resume from.
+              for (const member of feed.members) member.results.end(failed(error, member.format, member.held === undefined ? event.position - 1 : member.last));
+              return;
+            }
+            if (result !== undefined) for (const member of feed.members) offer(member, event.position, result);
+          })
+          .catch(() => undefined);
       }
     }
   }
@@ -183,28 +186,28 @@ export class ChangeEventFeeds {
     return first;
   }
 
-  /** Sends a resuming subscriber the events since its cursor, then what the feed sent meanwhile. */
+  /**
+   * Sends a resuming subscriber the events since its cursor, page by page
+   * until the outbox has no more, then what the feed sent meanwhile (none
+   * twice: each goes by its position).
+   */
   async #catchUp(feed: Feed, member: Member, firstPage: EventMessage[]): Promise<void> {
     const { results } = member;
     try {
-      let page = firstPage;
-      while (page.length > 0) {
+      for (let page = firstPage; page.length > 0; page = await this.hub.eventsAfter(member.last, BACKLOG_PAGE)) {
         for (const event of page) {
           // Gone (closed, or ended for falling behind): the rest of the backlog is nobody's.
           if (!feed.members.has(member)) return;
-          if (event.type !== feed.eventType) continue;
-          const result = await feed.render(event);
+          const result = event.type === feed.eventType ? await feed.render(event) : undefined;
           // A reader that stopped reading is not fed its whole backlog into memory.
           await results.readBelow(MAX_UNREAD / 2);
           if (result !== undefined) results.push(result);
           member.last = event.position;
         }
-        member.last = Math.max(member.last, (page[page.length - 1] as EventMessage).position);
-        page = page.length < BACKLOG_PAGE ? [] : await this.hub.eventsAfter(member.last, BACKLOG_PAGE);
       }
     } catch (error) {
       // The backlog could not be read (an outage): say so and end; the subscriber resumes from its last cursor.
-      results.end({ data: null, errors: [formatError(error, feed.format)] });
+      results.end(failed(error, member.format, member.last));
       return;
     }
     const held = member.held ?? [];
@@ -222,11 +225,29 @@ export class SubscriptionRefused extends Error {
 
 function offer(member: Member, position: number, result: StreamResult): void {
   if (member.held !== undefined) {
-    member.held.push({ position, result });
+    // Catching up from far behind while events keep coming: the outbox is the buffer, resuming again reads it.
+    if (member.held.length >= MAX_UNREAD) member.results.end(fellBehind(member.format, member.last));
+    else member.held.push({ position, result });
   } else if (position > member.last) {
-    member.last = position;
+    // Pushed first: if it overflows the queue, the message saying so carries the cursor of the last one queued.
     member.results.push(result);
+    member.last = position;
   }
+}
+
+/** The last message of a subscription that fell `MAX_UNREAD` behind. */
+function fellBehind(format: FormatOptions, last: number): StreamResult {
+  const error = new ApiError('LIVE_READS_LIMIT', { detail: `More than ${MAX_UNREAD} events were left unread; subscribe again with \`after\` set to this message's cursor` });
+  return withCursor({ data: null, errors: [formatError(error, format)] }, last);
+}
+
+/** The last message of a subscription whose event could not be read: the error, and where to resume so that event is read again. */
+function failed(error: unknown, format: FormatOptions, resumeAfter: number): StreamResult {
+  return withCursor({ data: null, errors: [formatError(error, format)] }, resumeAfter);
+}
+
+function withCursor(result: StreamResult, position: number): StreamResult {
+  return { ...result, extensions: { event: { cursor: String(position) } } };
 }
 
 function cursorOf(value: unknown): number | undefined {

@@ -8,6 +8,7 @@ import { ApiError, isApiError } from '../../errors/api-error.js';
 import { principalKey, type Principal } from '../../plan/principal.js';
 import type { GraphqlHandler, StreamResult } from '../handle-graphql.js';
 import { paramsFromJson } from '../http/graphql-params.js';
+import { SseBackpressure } from './sse-backpressure.js';
 
 /** Formatted results (plain JSON), which the library sends as they are. */
 function once(result: StreamResult): AsyncIterable<ExecutionResult> {
@@ -45,13 +46,18 @@ export function createGraphqlSseRoute(handler: GraphqlHandler, streams: OpenSseS
     if (count > 0) held.set(client, count);
     else held.delete(client);
   };
+  const backpressure = new SseBackpressure();
+  /** The stream token a request names, or the one made for it. */
+  const tokenOf = (request: FastifyRequest): string | undefined => {
+    const header = request.headers[TOKEN_HEADER_KEY];
+    return (Array.isArray(header) ? header.join('') : header) || new URL(request.url, 'http://localhost/').searchParams.get(TOKEN_QUERY_KEY) || made.get(request);
+  };
   const sse = createHandler({
     // The library's default reads the token through its Fastify adapter, which turns an absent header into the string
     // "undefined": every client would share one stream token, and one PUT would take over everyone's subscriptions.
     authenticate: (req) => {
-      const header = req.raw.headers[TOKEN_HEADER_KEY];
-      const token = (Array.isArray(header) ? header.join('') : header) || new URL(req.raw.url, 'http://localhost/').searchParams.get(TOKEN_QUERY_KEY);
-      if (token) return token;
+      const token = tokenOf(req.raw);
+      if (token !== undefined) return token;
       const fresh = randomUUID();
       made.set(req.raw, fresh);
       return fresh;
@@ -73,7 +79,10 @@ export function createGraphqlSseRoute(handler: GraphqlHandler, streams: OpenSseS
         return once({ errors: [{ message: error.detail ?? error.title, extensions: { code: error.code } }] });
       }
       // A single result goes as a stream of one: graphql-sse takes an object without `data` (a request error) for execution arguments.
-      return outcome.kind === 'single' ? once(outcome.result) : (outcome.results as unknown as AsyncIterable<ExecutionResult>);
+      if (outcome.kind === 'single') return once(outcome.result);
+      // A request that is its own stream (distinct connections) has a token made for it by now; a single-connection operation names its stream's.
+      const token = tokenOf(request) ?? '';
+      return backpressure.throttle(token, outcome.results) as unknown as AsyncIterable<ExecutionResult>;
     },
   });
   return async (request, reply) => {
@@ -94,6 +103,7 @@ export function createGraphqlSseRoute(handler: GraphqlHandler, streams: OpenSseS
     // graphql-sse writes the response itself.
     reply.hijack();
     streams.add(reply);
+    backpressure.watch(reply.raw, () => tokenOf(request));
     try {
       await sse(request, reply);
       const reserved = made.get(request);

@@ -152,6 +152,7 @@ function codesFor(status: number): ErrorCode[] {
       ERROR_REGISTRY[code].status === status &&
       !code.startsWith('GRAPHQL_') &&
       code !== 'PERSISTED_QUERY_NOT_FOUND' &&
+      code !== 'SUBSCRIPTION_UNSUPPORTED' &&
       code !== 'SCHEMA_INVALID' &&
       code !== 'MIGRATION_DESTRUCTIVE' &&
       !ACCOUNT_FLOW_CODES.has(code),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { StorageLogger } from './open-postgres.js';
+import { postgresHooks } from './postgres-hooks.js';
 
 /** The channel instances announce committed clock moves on. */
 const CHANNEL = 'diglot_changes';
@@ -31,6 +32,8 @@ export class ChangeChannel {
   readonly #id = randomUUID();
   readonly #listeners = new Set<ChangeListener>();
   readonly #channels = new Map<string, Set<ChannelListener>>();
+  /** The channels LISTENed on the current connection (or the one opening). */
+  #listened = new Set<string>();
   #pending: Set<string> | undefined;
   #client: pg.Client | undefined;
   #connecting: Promise<void> | undefined;
@@ -65,19 +68,18 @@ export class ChangeChannel {
     let listeners = this.#channels.get(channel);
     if (listeners === undefined) {
       this.#channels.set(channel, (listeners = new Set()));
-      const client = this.#client;
-      // Connected already: LISTEN on it now; what was said before that took effect was not heard.
-      if (client !== undefined) {
-        client.query(`LISTEN ${quoted(channel)}`).then(
-          () => this.#tellChannel(channel, undefined),
-          () => undefined,
-        );
-      }
+      // Connected already: LISTEN on it now (a connection still opening LISTENs on every channel before it is used).
+      if (this.#client !== undefined) this.#listenOn(this.#client, channel);
     }
     listeners.add(listener);
     this.#open();
+    const mine = listeners;
     return () => {
-      listeners.delete(listener);
+      mine.delete(listener);
+      if (mine.size > 0 || this.#channels.get(channel) !== mine) return;
+      this.#channels.delete(channel);
+      this.#listened.delete(channel);
+      this.#client?.query(`UNLISTEN ${postgresHooks.quoteIdent(channel)}`).catch(() => undefined);
     };
   }
 
@@ -108,19 +110,22 @@ export class ChangeChannel {
 
   #connect(): void {
     const client = new pg.Client({ connectionString: this.url, application_name: 'diglot-changes', connectionTimeoutMillis: this.options.connectTimeoutMs, keepAlive: true });
-    const broken = (error: unknown): void => {
-      if (this.#client !== client && this.#connecting === undefined) return;
-      this.#client = undefined;
+    /** This attempt is the current one: the first failure of it retries, later ones (an 'end' after an 'error') do not. */
+    let current = true;
+    const retry = (error: unknown): void => {
+      if (!current) return;
+      current = false;
+      if (this.#client === client) this.#client = undefined;
       client.end().catch(() => undefined);
       if (this.#closed) return;
       this.options.logger?.warn({ err: error }, 'the connection that hears other instances failed; reconnecting');
       this.#retry = setTimeout(() => {
-        if (!this.#closed && (this.#listeners.size > 0 || this.#channels.size > 0)) this.#connect();
+        if (!this.#closed && this.#client === undefined && this.#connecting === undefined && (this.#listeners.size > 0 || this.#channels.size > 0)) this.#connect();
       }, RETRY_MS);
       this.#retry.unref();
     };
-    client.on('error', broken);
-    client.on('end', () => broken(new Error('the change-channel connection closed')));
+    client.on('error', retry);
+    client.on('end', () => retry(new Error('the change-channel connection closed')));
     client.on('notification', (message) => {
       if (message.channel !== CHANNEL) {
         this.#tellChannel(message.channel, message.payload ?? '');
@@ -132,25 +137,46 @@ export class ChangeChannel {
       const list = message.payload.slice(space + 1);
       this.#tell(list === '*' ? undefined : list.split(','));
     });
+    this.#listened = new Set();
+    const listened = this.#listened;
     this.#connecting = (async () => {
       await client.connect();
-      for (const channel of [CHANNEL, ...this.#channels.keys()]) await client.query(`LISTEN ${quoted(channel)}`);
+      // Channels added while this runs are LISTENed too, before the connection is used.
+      for (let missing = [CHANNEL]; missing.length > 0; missing = [...this.#channels.keys()].filter((channel) => !listened.has(channel))) {
+        for (const channel of missing) {
+          await client.query(`LISTEN ${postgresHooks.quoteIdent(channel)}`);
+          listened.add(channel);
+        }
+      }
     })().then(
       () => {
         this.#connecting = undefined;
+        if (!current) return;
         if (this.#closed) {
+          current = false;
           client.end().catch(() => undefined);
           return;
         }
         this.#client = client;
+        for (const channel of this.#channels.keys()) if (!listened.has(channel)) this.#listenOn(client, channel);
         // Whatever was announced before LISTEN took effect was not heard.
         this.#tell(undefined);
         for (const channel of this.#channels.keys()) this.#tellChannel(channel, undefined);
       },
       (error: unknown) => {
         this.#connecting = undefined;
-        broken(error);
+        retry(error);
       },
+    );
+  }
+
+  /** LISTEN on an open connection; when that fails the connection is dropped, and the next one LISTENs on every channel. */
+  #listenOn(client: pg.Client, channel: string): void {
+    this.#listened.add(channel);
+    client.query(`LISTEN ${postgresHooks.quoteIdent(channel)}`).then(
+      // What was said on it before the LISTEN took effect was not heard.
+      () => this.#tellChannel(channel, undefined),
+      () => client.end().catch(() => undefined),
     );
   }
 
@@ -163,6 +189,3 @@ export class ChangeChannel {
   }
 }
 
-function quoted(channel: string): string {
-  return `"${channel.replaceAll('"', '""')}"`;
-}
