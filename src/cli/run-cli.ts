@@ -319,6 +319,7 @@ async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: b
     rateLimits: { anonymous: options.rateLimitAnonymous, member: options.rateLimitMember },
     events: config.events,
     ...corsOption(options.corsOrigin),
+    ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
     graphql: {
       // Field suggestions help developers and help attackers map a schema: off in production.
       hideSuggestions: production,

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { printSchema } from 'graphql';
 import { principalOf } from '../auth/request-principal.js';
@@ -39,6 +40,8 @@ export interface GraphqlApiOptions {
   readonly authenticate?: Authenticate;
   /** Largest message a WebSocket accepts, in bytes (the JSON body limit). */
   readonly maxMessageBytes?: number;
+  /** A WebSocket upgrade's client address, as the server's trusted proxies say (Fastify works it out for every other request). */
+  readonly clientAddress?: (request: IncomingMessage) => string;
   /** The accounts flows behind `me` and the accounts mutations, when a type is marked `@account`. */
   readonly accounts?: Accounts | undefined;
   /** The event hub behind change-event subscriptions (made after the routes, hence a getter). */
@@ -72,7 +75,13 @@ export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOpti
     done();
   });
   if (options.authenticate !== undefined) {
-    attachGraphqlWs(app, { path: ENDPOINT, handler, authenticate: options.authenticate, maxPayload: options.maxMessageBytes ?? 1024 * 1024 });
+    attachGraphqlWs(app, {
+      path: ENDPOINT,
+      handler,
+      authenticate: options.authenticate,
+      maxPayload: options.maxMessageBytes ?? 1024 * 1024,
+      clientAddress: options.clientAddress ?? ((request) => request.socket.remoteAddress ?? ''),
+    });
   }
 
   app.register((scope, _pluginOptions, done) => {

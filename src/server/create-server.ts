@@ -1,5 +1,6 @@
 import multipart from '@fastify/multipart';
 import { createServer as createHttpServer } from 'node:http';
+import proxyAddr from '@fastify/proxy-addr';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Engine } from '../engine/engine.js';
 import { resolvePlanLimits, type PlanLimits } from '../plan/limits.js';
@@ -51,6 +52,15 @@ export interface ServerOptions {
    * none by default. Listed origins are allowed by the cross-site guard too.
    */
   readonly cors?: CorsOptions;
+  /**
+   * Addresses or ranges (`10.0.0.0/8`, `127.0.0.1`, `loopback`) of the
+   * reverse proxies in front of the server. A request from one of them is
+   * taken to come from the address its `X-Forwarded-For` names (rate limits,
+   * sign-in limits, live-read limits and logs count that client), with its
+   * `X-Forwarded-Proto` and `-Host`. None by default: any client could
+   * otherwise claim any address.
+   */
+  readonly trustProxy?: readonly string[];
   /**
    * Longest time a client may take to send a whole request, head and body,
    * in milliseconds (30 s by default): after it the request is answered 408
@@ -109,6 +119,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     maxMs: positiveInteger(options.lingeringClose?.maxMs, DEFAULT_LINGER.maxMs, 'lingeringClose.maxMs'),
   };
   const edge = clientErrors(linger);
+  // One trust for Fastify's requests and the WebSocket upgrades it does not see.
+  const trustedProxy = options.trustProxy === undefined || options.trustProxy.length === 0 ? () => false : proxyAddr.compile([...options.trustProxy]);
   const app = Fastify({
     // Node's own server, for what Fastify does not pass on: how often slow requests are looked for
     // (every 30 s by default, which would let one outlive its timeout by that much).
@@ -118,6 +130,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
         handler,
       ),
     clientErrorHandler: edge.handler,
+    trustProxy: trustedProxy,
     // While closing, requests still arriving on open connections are answered (with Connection: close)
     // rather than given Fastify's own 503, which has neither our shape nor a Retry-After.
     return503OnClosing: false,
@@ -203,6 +216,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     graphql: { exposeInternals: options.exposeInternals, ...options.graphql },
     // WebSocket subscriptions authenticate through the same authenticator as every HTTP request.
     authenticate: (authorization) => authenticator.authenticate(authorization),
+    clientAddress: (request) => proxyAddr(request, trustedProxy),
     maxMessageBytes: options.bodyLimit ?? 1024 * 1024,
     accounts,
     assets,

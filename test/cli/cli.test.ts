@@ -219,6 +219,14 @@ describe('clear one-line errors', () => {
     expect(existsSync(db)).toBe(false);
   });
 
+  it('a --trust-proxy entry that is not an address or range, before touching any database', () => {
+    const db = join(work, 'proxy.db');
+    const result = diglot(['serve', '--schema', EXAMPLE_SCHEMA, '--db', db, '--port', '0'], { DIGLOT_TRUST_PROXY: '10.0.0.0/8,10.0.0.0/33' });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^diglot: DIGLOT_TRUST_PROXY: "10\.0\.0\.0\/33" is not an address/)]);
+    expect(existsSync(db)).toBe(false);
+  });
+
   it('an unreachable PostgreSQL server', () => {
     const result = diglot(['serve', '--schema', EXAMPLE_SCHEMA, '--db', 'postgres://postgres@127.0.0.1:1/nothing', '--port', '0']);
     expect(result.status).toBe(1);

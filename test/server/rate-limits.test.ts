@@ -14,6 +14,7 @@ import { WRITE_COST } from '../../src/engine/request-meter.js';
 import { ApiKeyStore } from '../../src/storage/api-keys.js';
 import { describeEachDialect, describePostgres } from '../support/databases.js';
 import { http, type HttpResponse } from '../support/http.js';
+import { graphqlWsClient } from '../support/live-clients.js';
 import { startServer, type TestServer } from '../support/start-server.js';
 
 const SECRET = 'rate-limit-test-secret-0123456789-0123456789';
@@ -270,5 +271,63 @@ describePostgres('rate limits shared by two instances', (ctx) => {
     const refused = await http(b.url, 'GET', `/users/${id}`, { headers });
     expect(refused.status).toBe(429);
     expect(refused.json.code).toBe('RATE_LIMITED');
+  });
+});
+
+describeEachDialect('the client address behind trusted proxies', (ctx) => {
+  const limits = { anonymous: { points: 1000, window: 3600 }, member: false as const };
+  let trusting: TestServer;
+  let plain: TestServer;
+  let userId: string;
+
+  beforeAll(async () => {
+    trusting = await startServer(() => ctx.open(), { seed: SEED, server: { rateLimits: limits, trustProxy: ['127.0.0.1'] }, engine: { live: { maxPerClient: 1 } } });
+    plain = await startServer(() => ctx.open(), { seed: false, server: { rateLimits: limits } });
+    userId = (await http(trusting.url, 'GET', '/users?limit=1&fields=id')).json.data[0].id as string;
+  });
+  afterAll(async () => {
+    await plain.close();
+    await trusting.close();
+  });
+
+  const remaining = async (server: TestServer, forwardedFor: string, style: 'rest' | 'graphql'): Promise<number> => {
+    const headers = { 'x-forwarded-for': forwardedFor };
+    const response =
+      style === 'rest'
+        ? await http(server.url, 'GET', `/users/${userId}?fields=name`, { headers })
+        : await http(server.url, 'POST', '/graphql', { body: { query: `{ user(id: "${userId}") { name } }` }, headers });
+    expect(response.status).toBe(200);
+    return rateLimit(response).remaining;
+  };
+
+  it('counts each client a trusted proxy names on its own budget, in both styles', async () => {
+    const first = await remaining(trusting, '203.0.113.7', 'rest');
+    expect(await remaining(trusting, '203.0.113.7', 'graphql')).toBe(first - 1);
+    expect(await remaining(trusting, '198.51.100.9', 'graphql')).toBe(first);
+  });
+
+  it('ignores X-Forwarded-For from a client it does not trust: a client cannot pick its own budget', async () => {
+    const first = await remaining(plain, '203.0.113.7', 'rest');
+    expect(await remaining(plain, '198.51.100.9', 'rest')).toBe(first - 1);
+  });
+
+  it('counts live reads over a WebSocket by the address the proxy names too', async () => {
+    const a = graphqlWsClient(trusting.url, undefined, { 'x-forwarded-for': '203.0.113.7' });
+    const b = graphqlWsClient(trusting.url, undefined, { 'x-forwarded-for': '198.51.100.9' });
+    try {
+      const query = `subscription { user(id: "${userId}") { name } }`;
+      const mine = a.subscribe(query);
+      expect(((await mine.results.next()) as { data: unknown }).data).toEqual({ user: { name: expect.any(String) } });
+      // The same client's second live read is over its limit of one; another client behind the proxy has its own.
+      const again = a.subscribe(query);
+      expect(JSON.stringify(await again.results.next())).toContain('LIVE_READS_LIMIT');
+      const theirs = b.subscribe(query);
+      expect(((await theirs.results.next()) as { data: unknown }).data).toEqual({ user: { name: expect.any(String) } });
+      mine.close();
+      theirs.close();
+    } finally {
+      await a.dispose();
+      await b.dispose();
+    }
   });
 });

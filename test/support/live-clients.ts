@@ -96,10 +96,18 @@ function subscriber(subscribe: Subscribe): LiveGraphqlClient['subscribe'] {
 }
 
 /** A graphql-ws client over `ws`, sending `authorization` in connection_init as a browser would. */
-export function graphqlWsClient(baseUrl: string, authorization?: string): LiveGraphqlClient {
+export function graphqlWsClient(baseUrl: string, authorization?: string, upgradeHeaders?: Record<string, string>): LiveGraphqlClient {
   const client = createWsClient({
     url: `${baseUrl.replace(/^http/, 'ws')}/graphql`,
-    webSocketImpl: WebSocket,
+    // Headers on the upgrade request itself (a proxy's X-Forwarded-For), which a browser's WebSocket cannot send.
+    webSocketImpl:
+      upgradeHeaders === undefined
+        ? WebSocket
+        : class extends WebSocket {
+            constructor(address: string, protocols?: string | string[]) {
+              super(address, protocols, { headers: upgradeHeaders });
+            }
+          },
     connectionParams: authorization === undefined ? {} : { Authorization: authorization },
     retryAttempts: 0,
     lazy: true,

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { DEFAULT_FILES_DIRECTORY } from '../../files/file-service.js';
 import { DEFAULT_RATE_LIMITS } from '../../server/rate-limits.js';
 import { normaliseOrigin } from '../../server/cross-site-guard.js';
@@ -124,6 +125,14 @@ export const OPTIONS = {
     default: undefined,
     description: 'origins whose pages may call the API from a browser (https://app.example.com, comma-separated), or * for any page',
   },
+  trustProxy: {
+    key: 'trustProxy',
+    flag: '--trust-proxy',
+    env: ['DIGLOT_TRUST_PROXY'],
+    kind: list('<addresses>', proxyProblem),
+    default: undefined,
+    description: 'reverse proxies in front of the server (10.0.0.0/8, 127.0.0.1, loopback; comma-separated): their X-Forwarded-For names the client',
+  },
   allowOpenWrites: {
     key: 'allowOpenWrites',
     flag: '--allow-open-writes',
@@ -222,6 +231,19 @@ function originProblem(value: string): string | undefined {
     return `${JSON.stringify(value)} is not an origin (scheme://host[:port], nothing after it), nor *`;
   }
 }
+
+/** An address, a CIDR range, or one of proxy-addr's names for ranges; checked before anything starts. */
+function proxyProblem(value: string): string | undefined {
+  if (PROXY_RANGE_NAMES.has(value)) return undefined;
+  const [address = '', prefix, extra] = value.split('/');
+  const family = isIP(address);
+  const longest = family === 6 ? 128 : 32;
+  const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= longest);
+  if (family !== 0 && prefixOk && extra === undefined) return undefined;
+  return `${JSON.stringify(value)} is not an address, an address/prefix range, nor one of ${[...PROXY_RANGE_NAMES].join(', ')}`;
+}
+
+const PROXY_RANGE_NAMES: ReadonlySet<string> = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
 function minimumLength(length: number, what: string): (value: string) => string | undefined {
   return (value) => (value.length >= length ? undefined : `${what} must be ${length} characters or more (it is ${value.length})`);

@@ -20,6 +20,8 @@ export interface GraphqlWsOptions {
   readonly maxOperationsPerSocket?: number;
   /** Largest message accepted, in bytes (the JSON body limit). */
   readonly maxPayload: number;
+  /** The upgrade request's client address (behind trusted proxies, the one they name). */
+  readonly clientAddress: (request: IncomingMessage) => string;
 }
 
 /** Documents graphql-ws is handed so it picks `execute` or `subscribe`; the real document went through our own pipeline. */
@@ -63,7 +65,7 @@ export function attachGraphqlWs(app: FastifyInstance, options: GraphqlWsOptions)
       return await options.handler.operate({
         params: paramsFromJson(payload),
         principal,
-        client: principal.via === 'anonymous' ? `address ${ctx.extra.request.socket.remoteAddress ?? ''}` : principalKey(principal),
+        client: principal.via === 'anonymous' ? `address ${options.clientAddress(ctx.extra.request)}` : principalKey(principal),
         log: app.log,
       });
     } catch (error) {
