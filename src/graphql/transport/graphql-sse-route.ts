@@ -103,7 +103,8 @@ export function createGraphqlSseRoute(handler: GraphqlHandler, streams: OpenSseS
     // graphql-sse writes the response itself.
     reply.hijack();
     streams.add(reply);
-    backpressure.watch(reply.raw, () => tokenOf(request));
+    // A request that accepts an event stream gets one (graphql-sse's own test); an operation's POST to a reserved stream does not.
+    if (request.headers.accept === 'text/event-stream') backpressure.watch(reply.raw, () => tokenOf(request));
     try {
       await sse(request, reply);
       const reserved = made.get(request);

@@ -16,10 +16,9 @@ export class SseBackpressure {
   readonly #streams = new Map<string, StreamCount>();
 
   /**
-   * Counts the `next` messages `response` writes, for the stream of its
-   * token (known only once graphql-sse has authenticated the request).
-   * A response that wrote anything was a stream: when it closes, its
-   * operations are no longer held back.
+   * Counts the `next` messages `response`, a stream, writes for its token
+   * (known only once graphql-sse has authenticated the request). When it
+   * closes, its operations are no longer held back, and it is forgotten.
    */
   watch(response: ServerResponse, tokenOf: () => string | undefined): void {
     let token: string | undefined;
@@ -30,6 +29,7 @@ export class SseBackpressure {
       return write(chunk, ...rest);
     }) as ServerResponse['write'];
     response.once('close', () => {
+      token ??= tokenOf();
       if (token === undefined) return;
       const count = this.#streams.get(token);
       count?.close();
