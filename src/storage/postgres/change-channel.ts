@@ -34,6 +34,8 @@ export class ChangeChannel {
   readonly #channels = new Map<string, Set<ChannelListener>>();
   /** The channels LISTENed on the current connection (or the one opening). */
   #listened = new Set<string>();
+  /** The last statement sent on it, which the next one waits for. */
+  #sending: Promise<unknown> = Promise.resolve();
   #pending: Set<string> | undefined;
   #client: pg.Client | undefined;
   #connecting: Promise<void> | undefined;
@@ -79,7 +81,7 @@ export class ChangeChannel {
       if (mine.size > 0 || this.#channels.get(channel) !== mine) return;
       this.#channels.delete(channel);
       this.#listened.delete(channel);
-      this.#client?.query(`UNLISTEN ${postgresHooks.quoteIdent(channel)}`).catch(() => undefined);
+      if (this.#client !== undefined) this.#send(this.#client, `UNLISTEN ${postgresHooks.quoteIdent(channel)}`).catch(() => undefined);
     };
   }
 
@@ -173,11 +175,18 @@ export class ChangeChannel {
   /** LISTEN on an open connection; when that fails the connection is dropped, and the next one LISTENs on every channel. */
   #listenOn(client: pg.Client, channel: string): void {
     this.#listened.add(channel);
-    client.query(`LISTEN ${postgresHooks.quoteIdent(channel)}`).then(
+    this.#send(client, `LISTEN ${postgresHooks.quoteIdent(channel)}`).then(
       // What was said on it before the LISTEN took effect was not heard.
       () => this.#tellChannel(channel, undefined),
       () => client.end().catch(() => undefined),
     );
+  }
+
+  /** One statement at a time on the listening connection (pg queues overlapping ones, and will refuse them). */
+  #send(client: pg.Client, sql: string): Promise<unknown> {
+    const sent = this.#sending.then(() => client.query(sql));
+    this.#sending = sent.catch(() => undefined);
+    return sent;
   }
 
   #tell(tables: readonly string[] | undefined): void {
