@@ -14,7 +14,8 @@ import { compileOperation } from './execute/compile-operation.js';
 import { createDocumentFacts, type OperationFacts } from './execute/operation-facts.js';
 import { OperationTemplates, type BoundOperation } from './execute/operation-templates.js';
 import { liveOperation, planReads, runOperation, type PlannedRead, type RunOutcome } from './execute/run-operation.js';
-import { pushIterator } from '../util/push-iterator.js';
+import { pushIterator, type PushIterator } from '../util/push-iterator.js';
+import { onCredentialExpiry } from '../auth/credential-expiry.js';
 import type { EventHub } from '../events/event-hub.js';
 import { ChangeEventFeeds, isEventStep, SubscriptionRefused } from './execute/change-events.js';
 import type { ResolvedGraphqlOptions } from './graphql-options.js';
@@ -306,7 +307,17 @@ export function createGraphqlHandler(
       let held: { close(): void } | undefined;
       try {
         held = engine.holdLive(request.client);
-        const results = await feeds.subscribe({ ctx, op: { operation, fragments, rawVariables, steps: bound.steps }, step: eventStep, onEnd: () => held?.close() });
+        let cancelExpiry = (): void => undefined;
+        const results = await feeds.subscribe({
+          ctx,
+          op: { operation, fragments, rawVariables, steps: bound.steps },
+          step: eventStep,
+          onEnd: () => {
+            held?.close();
+            cancelExpiry();
+          },
+        });
+        cancelExpiry = endOnExpiry(request.principal, results, format);
         return { kind: 'stream', results };
       } catch (error) {
         held?.close();
@@ -317,7 +328,11 @@ export function createGraphqlHandler(
     const live = liveOperation({ engine, generated, planLimits, format, principal: request.principal, meter: undefined }, { operation, fragments, rawVariables, steps: bound.steps, reads: bound.reads });
     if (live.kind === 'failed') return { kind: 'single', result: JSON.parse(live.body) as StreamResult };
     let watched: { close(): void } | undefined;
-    const results = pushIterator<StreamResult>(() => watched?.close());
+    let cancelExpiry = (): void => undefined;
+    const results = pushIterator<StreamResult>(() => {
+      watched?.close();
+      cancelExpiry();
+    });
     try {
       watched = engine.watch(
         { plans: live.plans, key: derived.cacheKey ?? '', principal: request.principal, client: request.client, render: live.render },
@@ -326,10 +341,18 @@ export function createGraphqlHandler(
     } catch (error) {
       return single(requestErrors([error]));
     }
+    cancelExpiry = endOnExpiry(request.principal, results, format);
     return { kind: 'stream', results };
   };
 
   return { generated, handle, httpError, operate };
+}
+
+/** A subscription lives on its credential: when the token expires, it ends with UNAUTHENTICATED, as a request with that token would be refused. */
+function endOnExpiry(principal: Principal, results: PushIterator<StreamResult>, format: FormatOptions): () => void {
+  return onCredentialExpiry(principal, () => {
+    results.end({ data: null, errors: [formatError(new ApiError('UNAUTHENTICATED', { detail: 'The credential expired; subscribe again with a fresh one' }), format)] });
+  });
 }
 
 /**

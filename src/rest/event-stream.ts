@@ -4,6 +4,7 @@ import type { CachedReadRequest, Engine, LiveValue } from '../engine/engine.js';
 import { ApiError, isApiError } from '../errors/api-error.js';
 import { principalKey } from '../plan/principal.js';
 import { principalOf } from '../auth/request-principal.js';
+import { onCredentialExpiry } from '../auth/credential-expiry.js';
 import { problemOf } from './problem.js';
 import { header } from '../util/http-request.js';
 
@@ -91,10 +92,24 @@ export async function streamLiveRead(
     },
     (value) => opened.stream?.send(value),
   );
-  const stream = openStream(request, reply, () => live.close(), streams);
+  let cancelExpiry = (): void => undefined;
+  const stream = openStream(
+    request,
+    reply,
+    () => {
+      live.close();
+      cancelExpiry();
+    },
+    streams,
+  );
   opened.stream = stream;
   stream.head(first.policy.varyAuthorization === true);
   if (first.status === 200) stream.send({ kind: 'value', etag: first.etag, body: first.body });
+  // The stream lives on its credential: when the token expires, it ends with the 401 a request with it would get.
+  cancelExpiry = onCredentialExpiry(principal, () => {
+    stream.send({ kind: 'error', etag: '"error:UNAUTHENTICATED"', error: new ApiError('UNAUTHENTICATED', { detail: 'The credential expired; reconnect with a fresh one' }) });
+    stream.end();
+  });
 }
 
 function openStream(request: FastifyRequest, reply: FastifyReply, stop: () => void, streams: OpenStreams) {
@@ -125,6 +140,7 @@ function openStream(request: FastifyRequest, reply: FastifyReply, stop: () => vo
   // The client may have gone while the first answer was being read: its 'close' has passed already.
   if (request.raw.destroyed || raw.destroyed) queueMicrotask(stream.end);
   return {
+    end: stream.end,
     head: (varyAuthorization: boolean): void => {
       raw.writeHead(200, {
         'content-type': `${EVENT_STREAM}; charset=utf-8`,

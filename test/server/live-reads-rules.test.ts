@@ -109,6 +109,40 @@ describeEachDialect('Live reads under read rules', (ctx) => {
     });
   });
 
+  it('ends every stream when its token expires: REST with a 401 problem, graphql-sse with UNAUTHENTICATED, graphql-ws by closing the socket (4403)', async () => {
+    // A token good for about two more seconds (exp is in whole seconds).
+    const short = await new SignJWT({ sub: author, role: 'MEMBER' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime(Math.floor(Date.now() / 1000) + 2)
+      .sign(new TextEncoder().encode(SECRET));
+    const id = await draft('Expiring view');
+    const rest = openEventSource(`${server.url}/posts/${id}?fields=title`, as(short));
+    const sse = graphqlSseClient(server.url, `Bearer ${short}`);
+    const ws = graphqlWsClient(server.url, `Bearer ${short}`);
+    const query = `subscription { post(id: "${id}") { title } }`;
+    try {
+      expect((await rest.events.next()).data).toEqual({ title: 'Expiring view' });
+      const overSse = sse.subscribe(query);
+      const overWs = ws.subscribe(query);
+      expect((await overSse.results.next()).data).toEqual({ post: { title: 'Expiring view' } });
+      expect((await overWs.results.next()).data).toEqual({ post: { title: 'Expiring view' } });
+      // Nothing changes: what comes next is the expiry.
+      const problem = await rest.events.next();
+      expect(problem.type).toBe('problem');
+      expect(problem.data.code).toBe('UNAUTHENTICATED');
+      expect(((await overSse.results.next()) as { errors?: { extensions?: { code?: string } }[] }).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+      // The socket closed at the expiry (the operation may have ended first, with UNAUTHENTICATED); a new one with that token is refused.
+      await overWs.ended;
+      expect(JSON.stringify(overWs.results.received)).not.toMatch(/Expiring view.*Expiring view/);
+      const again = ws.subscribe(query);
+      expect(String(((await again.ended).error as { code?: number } | undefined)?.code)).toBe('4403');
+    } finally {
+      rest.close();
+      await sse.dispose();
+      await ws.dispose();
+    }
+  });
+
   it('graphql-ws: a credential in connection_init is checked by the same authenticator; a bad one closes the socket (4403)', async () => {
     const bad = graphqlWsClient(server.url, 'Bearer not-a-token');
     const sub = bad.subscribe('subscription { users(first: 1) { id } }');

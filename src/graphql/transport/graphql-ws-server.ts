@@ -8,6 +8,7 @@ import { principalKey, type Principal } from '../../plan/principal.js';
 import type { GraphqlHandler, StreamOutcome } from '../handle-graphql.js';
 import { paramsFromJson } from '../http/graphql-params.js';
 import { isApiError } from '../../errors/api-error.js';
+import { onCredentialExpiry } from '../../auth/credential-expiry.js';
 
 /** Turns an `Authorization` value into a principal (the HTTP edge's authenticator); throws for a bad credential. */
 export type Authenticate = (authorization: string | undefined) => Principal | Promise<Principal>;
@@ -34,7 +35,7 @@ const STREAM: DocumentNode = parse('subscription { __typename }');
  * socket's principal comes from `connection_init`'s `Authorization` (a
  * browser cannot set headers on a WebSocket) or else the upgrade request's
  * header, through the same authenticator as HTTP; a bad credential closes
- * the socket with 4403. Every operation goes through the GraphQL handler's
+ * the socket with 4403, as does its expiry. Every operation goes through the GraphQL handler's
  * own pipeline (`operate`): queries and mutations as over HTTP, and
  * subscriptions as live queries.
  */
@@ -81,7 +82,11 @@ export function attachGraphqlWs(app: FastifyInstance, options: GraphqlWsOptions)
         const fromInit = ctx.connectionParams?.['Authorization'] ?? ctx.connectionParams?.['authorization'];
         const authorization = typeof fromInit === 'string' ? fromInit : ctx.extra.request.headers.authorization;
         try {
-          principals.set(ctx, await options.authenticate(authorization));
+          const principal = await options.authenticate(authorization);
+          principals.set(ctx, principal);
+          // The socket lives on its credential: when the token expires, it closes like a refused one (4403).
+          const cancel = onCredentialExpiry(principal, () => ctx.extra.socket.close(4403, 'Credential expired'));
+          ctx.extra.socket.once('close', cancel);
           return true;
         } catch {
           // 4403 Forbidden: the credential was refused (or could not be checked).

@@ -37,7 +37,7 @@ describePostgres('ChangeChannel', (ctx) => {
   it('hears its channels after an outage longer than a retry, told first that it may have missed some', async () => {
     const heard: (string | undefined)[] = [];
     const listener: ChannelListener = (payload) => heard.push(payload);
-    const stop = channel.listen('diglot_test_events', listener);
+    const { stop } = channel.listen('diglot_test_events', listener);
     try {
       await until(async () => {
         await notify('diglot_test_events', 'before');
@@ -64,8 +64,8 @@ describePostgres('ChangeChannel', (ctx) => {
   it('stops calling a listener that is gone', async () => {
     const heard: (string | undefined)[] = [];
     const other: (string | undefined)[] = [];
-    const stop = channel.listen('diglot_test_gone', (payload) => heard.push(payload));
-    const keep = channel.listen('diglot_test_kept', (payload) => other.push(payload));
+    const { stop } = channel.listen('diglot_test_gone', (payload) => heard.push(payload));
+    const { stop: keep } = channel.listen('diglot_test_kept', (payload) => other.push(payload));
     try {
       await until(async () => {
         await notify('diglot_test_kept', 'kept');

@@ -32,6 +32,8 @@ export class ChangeChannel {
   readonly #id = randomUUID();
   readonly #listeners = new Set<ChangeListener>();
   readonly #channels = new Map<string, Set<ChannelListener>>();
+  /** Channels whose first LISTEN has not taken effect yet, with what resolves their `ready`. */
+  readonly #firstListen = new Map<string, () => void>();
   /** The channels LISTENed on the current connection (or the one opening). */
   #listened = new Set<string>();
   /** The last statement sent on it, which the next one waits for. */
@@ -65,24 +67,46 @@ export class ChangeChannel {
     };
   }
 
-  /** Hears `channel` on the same connection until the returned function is called. */
-  listen(channel: string, listener: ChannelListener): () => void {
+  /**
+   * Hears `channel` on the same connection until `stop` is called. `ready`
+   * resolves once its first LISTEN took effect, or the connection failed
+   * (it is retried; the listener is then told `undefined` when it is back).
+   */
+  listen(channel: string, listener: ChannelListener): { readonly stop: () => void; readonly ready: Promise<void> } {
     let listeners = this.#channels.get(channel);
+    let ready = Promise.resolve();
     if (listeners === undefined) {
       this.#channels.set(channel, (listeners = new Set()));
+      ready = new Promise((resolve) => this.#firstListen.set(channel, resolve));
       // Connected already: LISTEN on it now (a connection still opening LISTENs on every channel before it is used).
       if (this.#client !== undefined) this.#listenOn(this.#client, channel);
     }
     listeners.add(listener);
     this.#open();
     const mine = listeners;
-    return () => {
+    const stop = (): void => {
       mine.delete(listener);
       if (mine.size > 0 || this.#channels.get(channel) !== mine) return;
       this.#channels.delete(channel);
       this.#listened.delete(channel);
       if (this.#client !== undefined) this.#send(this.#client, `UNLISTEN ${postgresHooks.quoteIdent(channel)}`).catch(() => undefined);
     };
+    return { stop, ready };
+  }
+
+  /**
+   * A LISTEN on `channel` took effect. The first one ever is its listener's
+   * start; a later one follows a break, during which anything may have been
+   * said, and the listener is told so (`undefined`).
+   */
+  #listening(channel: string): void {
+    const first = this.#firstListen.get(channel);
+    if (first === undefined) {
+      this.#tellChannel(channel, undefined);
+      return;
+    }
+    this.#firstListen.delete(channel);
+    first();
   }
 
   #open(): void {
@@ -119,6 +143,9 @@ export class ChangeChannel {
       current = false;
       if (this.#client === client) this.#client = undefined;
       client.end().catch(() => undefined);
+      // Whoever waits for a first LISTEN goes on without it; once back, they are told they may have missed something.
+      for (const resolve of this.#firstListen.values()) resolve();
+      this.#firstListen.clear();
       if (this.#closed) return;
       this.options.logger?.warn({ err: error }, 'the connection that hears other instances failed; reconnecting');
       this.#retry = setTimeout(() => {
@@ -163,7 +190,7 @@ export class ChangeChannel {
         for (const channel of this.#channels.keys()) if (!listened.has(channel)) this.#listenOn(client, channel);
         // Whatever was announced before LISTEN took effect was not heard.
         this.#tell(undefined);
-        for (const channel of this.#channels.keys()) this.#tellChannel(channel, undefined);
+        for (const channel of listened) if (channel !== CHANNEL && this.#channels.has(channel)) this.#listening(channel);
       },
       (error: unknown) => {
         this.#connecting = undefined;
@@ -176,8 +203,7 @@ export class ChangeChannel {
   #listenOn(client: pg.Client, channel: string): void {
     this.#listened.add(channel);
     this.#send(client, `LISTEN ${postgresHooks.quoteIdent(channel)}`).then(
-      // What was said on it before the LISTEN took effect was not heard.
-      () => this.#tellChannel(channel, undefined),
+      () => this.#listening(channel),
       () => client.end().catch(() => undefined),
     );
   }

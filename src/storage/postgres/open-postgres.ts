@@ -237,12 +237,13 @@ class PostgresDatabase implements Database {
     createPostgresRateLimiter(this.#pool, options);
 
   /** On the change channel's connection: one listening connection per process, reconnected after a break. */
-  readonly listen = (channel: string, onMessage: (payload: string | undefined) => void): Promise<() => Promise<void>> => {
-    const stop = this.#changes.listen(channel, onMessage);
-    return Promise.resolve(() => {
+  readonly listen = async (channel: string, onMessage: (payload: string | undefined) => void): Promise<() => Promise<void>> => {
+    const { stop, ready } = this.#changes.listen(channel, onMessage);
+    await ready;
+    return () => {
       stop();
       return Promise.resolve();
-    });
+    };
   };
 
   readonly notify = async (channel: string, payload: string): Promise<void> => {
