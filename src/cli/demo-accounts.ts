@@ -2,6 +2,7 @@ import { createAccounts, type AccountsOptions } from '../auth/accounts/accounts.
 import type { Engine } from '../engine/engine.js';
 import { planReadOne, DEFAULT_LIMITS } from '../plan/build-read.js';
 import type { Principal } from '../plan/principal.js';
+import { serverContext, SILENT_LOG } from '../plan/request-context.js';
 
 /** The seeded accounts `diglot start` may give a known password (demo data's ids are "1".."n"): user 42 (the demo member token's) first. */
 const CANDIDATE_IDS = ['42', ...Array.from({ length: 40 }, (_, i) => String(i + 1))];
@@ -18,10 +19,11 @@ export async function seedDemoPasswords(engine: Engine, options: AccountsOptions
   const admin: Principal = Object.freeze({ id: null, role: engine.model.roles?.admin ?? 'ADMIN', claims: Object.freeze({}), admin: true, via: 'admin-key' });
   const { identifier, suspended } = accounts.account;
   const select = [identifier, ...(suspended === undefined ? [] : [suspended])].map((field) => ({ key: field, field }));
+  const context = serverContext(admin, SILENT_LOG);
   const lines: string[] = [];
   for (const id of CANDIDATE_IDS) {
     if (lines.length === DEMO_ACCOUNTS) break;
-    const read = await engine.read(planReadOne(engine.model, accounts.type.name, id, select, { limits: DEFAULT_LIMITS, fromText: false, principal: admin }));
+    const read = await engine.read(planReadOne(engine.model, accounts.type.name, id, select, { limits: DEFAULT_LIMITS, fromText: false, principal: admin }), context);
     if (read.kind !== 'one' || read.json === null) continue;
     const record = JSON.parse(read.json) as Record<string, unknown>;
     // The fake data suspends some users; those could not sign in.

@@ -5,7 +5,8 @@ import type { WritePlan, WriteResult } from '../plan/write-plan.js';
 import type { Model } from '../schema/model.js';
 import type { Database } from '../storage/dialect.js';
 import { cachePolicyOf, personalPolicy, type CachePolicy } from './cache-policy.js';
-import { askerKey, type Principal } from '../plan/principal.js';
+import { askerKey } from '../plan/principal.js';
+import type { RequestContext } from '../plan/request-context.js';
 import { ChangeClock } from './change-clock.js';
 import { ReadExecutor, type ReadResult } from './read-executor.js';
 import { ifMatchMatches, ifNoneMatchMatches, lastModifiedHeader, strongEtag, unmodifiedSince, ValidatorCache } from './validators.js';
@@ -13,7 +14,7 @@ import { WriteExecutor } from './write-executor.js';
 import { LiveReads, type LiveRead, type LiveReadOptions, type LiveReadRequest, type LiveValue } from './live-reads.js';
 import { seedDatabase, type SeedOptions } from './seed/seed.js';
 import { bindFiles, type ReceiveUpload } from './engine-files.js';
-import { chargeReads, timed, WRITE_COST, type RequestMeter } from './request-meter.js';
+import { chargeReads, timed, WRITE_COST } from './request-meter.js';
 
 export type { ReadResult } from './read-executor.js';
 export type { CachePolicy } from './cache-policy.js';
@@ -21,6 +22,7 @@ export { EXAMPLE_COUNTS, type SeedOptions, type SeedProgress } from './seed/seed
 export type { ReceiveUpload } from './engine-files.js';
 export type { LiveRead, LiveReadOptions, LiveReadRequest, LiveValue } from './live-reads.js';
 export type { RequestMeter } from './request-meter.js';
+export type { RequestContext } from '../plan/request-context.js';
 
 export interface EngineOptions {
   /** Where uploaded files go. Without it, file fields can be read (and set to null) but not uploaded. */
@@ -36,21 +38,21 @@ export interface CachedReadRequest {
   readonly plans: readonly ReadPlan[];
   /** Identifies the representation: style and canonical request (the engine adds the principal where rules make it matter). */
   readonly key: string;
-  /** Who is asking: under rules, answers are theirs alone (private, keyed by them). */
-  readonly principal: Principal;
+  /** Who is asking (under rules, answers are theirs alone: private, keyed by them), and the budget charged what the plans may read, before anything runs. */
+  readonly context: RequestContext;
   readonly ifNoneMatch: string | undefined;
   /** Used only without If-None-Match (RFC 9110 §13.1.3). */
   readonly ifModifiedSince?: string | undefined;
   /** Turns the plans' results into the response body; the ETag is its hash. */
   readonly render: (results: readonly ReadResult[]) => string;
-  /** The request's budget and clock: charged what the plans may read, before anything runs. */
-  readonly meter?: RequestMeter | undefined;
 }
 
 export type CachedReadResponse =
   | { readonly status: 304; readonly etag: string | undefined; readonly lastModified: string | undefined; readonly policy: CachePolicy }
   | {
       readonly status: 200;
+      /** The change clocks' version the answer was read at (a live read can start from it). */
+      readonly version: string;
       readonly etag: string;
       readonly lastModified: string | undefined;
       readonly policy: CachePolicy;
@@ -80,12 +82,13 @@ export type WritePrecondition = {
 export interface Engine {
   readonly model: Model;
   readonly db: Database;
-  read(plan: ReadPlan): Promise<ReadResult>;
+  /** One plan, uncharged: a read the request's own work implies (a record read back after its write), timed in the request's clock. */
+  read(plan: ReadPlan, context: RequestContext): Promise<ReadResult>;
   /**
    * Several plans for one request (a GraphQL query's root fields): charged
-   * together to `meter` first, then run side by side; each result or error.
+   * together to the context's budget first, then run side by side; each result or error.
    */
-  readEach(plans: readonly ReadPlan[], meter: RequestMeter | undefined): Promise<PromiseSettledResult<ReadResult>[]>;
+  readEach(plans: readonly ReadPlan[], context: RequestContext): Promise<PromiseSettledResult<ReadResult>[]>;
   /** A read with validators: 304 without running the plans while their tables are unchanged. */
   readCached(request: CachedReadRequest): Promise<CachedReadResponse>;
   /**
@@ -94,17 +97,18 @@ export interface Engine {
    * create on PostgreSQL), the result carries it as `record` and the caller
    * need not read.
    */
-  write(plan: WritePlan, precondition?: WritePrecondition, readBack?: (id: string) => ReadPlan, meter?: RequestMeter): Promise<WriteResult>;
+  write(context: RequestContext, plan: WritePlan, precondition?: WritePrecondition, readBack?: (id: string) => ReadPlan): Promise<WriteResult>;
   /**
    * Watches a read: `send` gets its representation now and again each time
-   * it changes (see live-reads.ts). Throws LIVE_READS_LIMIT past the limits.
+   * it changes (see live-reads.ts). Charged when it starts and for each
+   * later run; rejects with LIVE_READS_LIMIT past the limits.
    */
-  watch(request: LiveReadRequest, send: (value: LiveValue) => void): LiveRead;
+  watch(request: LiveReadRequest, send: (value: LiveValue) => void): Promise<LiveRead>;
   /**
-   * Counts a change-event subscription of `client` against the live-read
-   * limits until closed. Throws LIVE_READS_LIMIT past them.
+   * Counts a change-event subscription against the live-read limits of the
+   * context's client until closed. Throws LIVE_READS_LIMIT past them.
    */
-  holdLive(client: string): LiveRead;
+  holdLive(context: RequestContext): LiveRead;
   /** Deterministic demo data (`diglot seed`); returns rows written per table. */
   seed(options?: SeedOptions): Promise<Record<string, number>>;
   /** True when no resource table has a row (`npm start` seeds only then). */
@@ -151,12 +155,12 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
   }
 
   const readCached = async (request: CachedReadRequest): Promise<CachedReadResponse> => {
-    const { meter } = request;
+    const { meter, principal } = request.context;
     // Charged before anything runs, revalidations included: the asker's budget decides, not the cache.
     const charged = chargeReads(meter, request.plans);
     if (charged !== undefined) await charged;
-    const policy = personalPolicy(model, cachePolicyOf(model, request.plans), request.principal);
-    const key = `${request.key} ${askerKey(model, request.principal)}`;
+    const policy = personalPolicy(model, cachePolicyOf(model, request.plans), principal);
+    const key = `${request.key} ${askerKey(model, principal)}`;
     const [only] = request.plans;
     const tables = request.plans.length === 1 && only !== undefined ? reader.compile(only).tables : [...new Set(request.plans.flatMap((plan) => reader.compile(plan).tables))];
     const revalidating = request.ifNoneMatch !== undefined || request.ifModifiedSince !== undefined;
@@ -173,23 +177,21 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     }
     const results: ReadResult[] = [];
     // Timed inline rather than through `timed`: this is every GET's path, and a closure a plan is not free.
-    const started = meter === undefined ? 0 : performance.now();
+    const started = performance.now();
     for (const plan of request.plans) results.push(await reader.read(plan));
-    if (meter !== undefined) {
-      if (meter.planEnd === 0) meter.planEnd = started;
-      meter.dbMs += performance.now() - started;
-    }
+    if (meter.planEnd === 0) meter.planEnd = started;
+    meter.dbMs += performance.now() - started;
     const body = request.render(results);
     const etag = strongEtag(body);
     validators.set(key, state.version, etag);
     if (ifNoneMatchMatches(request.ifNoneMatch, etag)) return { status: 304, etag, lastModified, policy };
-    return { status: 200, etag, lastModified, policy, body, results };
+    return { status: 200, version: state.version, etag, lastModified, policy, body, results };
   };
 
-  const write = async (plan: WritePlan, precondition?: WritePrecondition, readBack?: (id: string) => ReadPlan, meter?: RequestMeter): Promise<WriteResult> => {
-    const charged = meter?.spend(WRITE_COST);
+  const write = async (context: RequestContext, plan: WritePlan, precondition?: WritePrecondition, readBack?: (id: string) => ReadPlan): Promise<WriteResult> => {
+    const charged = context.meter.spend(WRITE_COST);
     if (charged !== undefined) await charged;
-    return timed(meter, () => writeNow(plan, precondition, readBack));
+    return timed(context.meter, () => writeNow(plan, precondition, readBack));
   };
 
   const writeNow = (plan: WritePlan, precondition?: WritePrecondition, readBack?: (id: string) => ReadPlan): Promise<WriteResult> => {
@@ -218,16 +220,16 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
   return {
     model,
     db,
-    read: (plan) => reader.read(plan),
-    readEach: async (plans, meter) => {
-      const charged = chargeReads(meter, plans);
+    read: (plan, context) => timed(context.meter, () => reader.read(plan)),
+    readEach: async (plans, context) => {
+      const charged = chargeReads(context.meter, plans);
       if (charged !== undefined) await charged;
-      return Promise.allSettled(plans.map((plan) => timed(meter, () => reader.read(plan))));
+      return Promise.allSettled(plans.map((plan) => timed(context.meter, () => reader.read(plan))));
     },
     readCached,
     write,
     watch: (request, send) => live.watch(request, send),
-    holdLive: (client) => live.hold(client),
+    holdLive: (context) => live.hold(context),
     seed: (seedOptions) => seedDatabase(model, db, clock, seedOptions, files),
     isEmpty: async () => {
       for (const type of model.types) {

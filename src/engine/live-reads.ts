@@ -1,17 +1,27 @@
 import { ApiError, isApiError } from '../errors/api-error.js';
-import { askerKey, type Principal } from '../plan/principal.js';
+import { askerKey } from '../plan/principal.js';
 import type { ReadPlan } from '../plan/read-plan.js';
+import type { RequestContext, RequestMeter } from '../plan/request-context.js';
 import type { Model } from '../schema/model.js';
 import type { Database } from '../storage/dialect.js';
 import type { ChangeClock } from './change-clock.js';
 import type { ReadExecutor, ReadResult } from './read-executor.js';
+import { readCost } from './request-meter.js';
 import { strongEtag } from './validators.js';
 
 export interface LiveReadOptions {
   /** Live reads open at once on this instance (default 10,000); past it a new one is refused with LIVE_READS_LIMIT. */
   readonly maxTotal?: number;
-  /** Live reads open at once per client (a signed-in principal, or an anonymous caller's address; default 100). */
+  /** Live reads open at once per client (an account, an API key, or an anonymous caller's address; default 100). */
   readonly maxPerClient?: number;
+  /** Live reads open at once from one address, whoever signs them (default 1,000): many accounts are still one machine. */
+  readonly maxPerAddress?: number;
+  /**
+   * The most one run of a live read may cost (points, as a read is charged;
+   * default 5,000): a live read runs again on every change of its tables,
+   * so a heavy one is refused when it starts.
+   */
+  readonly maxCost?: number;
   /**
    * How often, in ms, every live read looks at the clocks of its tables even
    * if nobody said they moved (default 1,000): the safety net for a change
@@ -27,26 +37,46 @@ export interface LiveReadRequest {
   readonly plans: readonly ReadPlan[];
   /** Identifies the representation (style and canonical request), as `CachedReadRequest.key`. */
   readonly key: string;
-  readonly principal: Principal;
-  /** Whose live reads count together against `maxPerClient` (the front-end knows the client). */
-  readonly client: string;
+  /** Who is asking, whose slots it takes and whose budget each run is charged to. */
+  readonly context: RequestContext;
   /** Turns the plans' results into the representation; may throw (a 404 when the record is gone or hidden). */
   readonly render: (results: readonly ReadResult[]) => string;
   /** The ETag the client already has (`Last-Event-ID`): nothing is sent until the representation differs from it. */
   readonly lastEtag?: string | undefined;
+  /**
+   * The answer the client was just given for this read, charged as a read
+   * (REST's first GET of a stream): the live read starts from it, neither
+   * charged again nor read again while its tables are unchanged.
+   */
+  readonly first?: { readonly version: string; readonly etag: string; readonly body: string } | undefined;
 }
 
-/** What a watcher is sent: the representation and its ETag, or the error reading it gave (no data). */
-export type LiveValue = { readonly kind: 'value'; readonly etag: string; readonly body: string } | { readonly kind: 'error'; readonly etag: string; readonly error: unknown };
+/**
+ * What a watcher is sent: the representation and its ETag, the error reading
+ * it gave (no data), or the error that ended it (its budget is spent: the
+ * front-end sends it and closes the stream).
+ */
+export type LiveValue =
+  | { readonly kind: 'value'; readonly etag: string; readonly body: string }
+  | { readonly kind: 'error'; readonly etag: string; readonly error: unknown }
+  | { readonly kind: 'end'; readonly error: unknown };
 
 export interface LiveRead {
   /** Stops watching; idempotent. */
   close(): void;
 }
 
+/** What a read gave: a value or an error, each with its ETag. */
+type LiveState = Exclude<LiveValue, { readonly kind: 'end' }>;
+
 interface Watcher {
   lastEtag: string | undefined;
   readonly send: (value: LiveValue) => void;
+  /** Charged each run of the plans: re-runs count against their owner. */
+  readonly meter: RequestMeter;
+  /** Until the first run it sees: its start was charged already. */
+  prepaid: boolean;
+  readonly close: () => void;
 }
 
 /** One shared live read: every watcher of the same representation for the same asker. */
@@ -55,10 +85,12 @@ interface Entry {
   readonly plans: readonly ReadPlan[];
   readonly tables: readonly string[];
   readonly render: (results: readonly ReadResult[]) => string;
+  /** What one run of the plans costs each watcher. */
+  readonly cost: number;
   readonly watchers: Set<Watcher>;
   /** The clock version the current value was read at. */
   version: string | undefined;
-  value: LiveValue | undefined;
+  value: LiveState | undefined;
   running: boolean;
   /** A change arrived while it ran: run again after. */
   again: boolean;
@@ -82,6 +114,7 @@ export class LiveReads {
   readonly #entries = new Map<string, Entry>();
   readonly #byTable = new Map<string, Set<Entry>>();
   readonly #perClient = new Map<string, number>();
+  readonly #perAddress = new Map<string, number>();
   readonly #dirty = new Set<Entry>();
   #scheduled = false;
   /** Live uses open (watchers and holds): what the limits count. */
@@ -92,6 +125,8 @@ export class LiveReads {
   #stopListening: (() => void)[] = [];
   readonly #maxTotal: number;
   readonly #maxPerClient: number;
+  readonly #maxPerAddress: number;
+  readonly #maxCost: number;
   readonly #pollMs: number;
 
   constructor(
@@ -103,6 +138,8 @@ export class LiveReads {
   ) {
     this.#maxTotal = options.maxTotal ?? 10_000;
     this.#maxPerClient = options.maxPerClient ?? 100;
+    this.#maxPerAddress = options.maxPerAddress ?? 1_000;
+    this.#maxCost = options.maxCost ?? 5_000;
     this.#pollMs = options.pollMs ?? 1_000;
   }
 
@@ -123,16 +160,40 @@ export class LiveReads {
 
   /**
    * Starts watching: `send` gets the current value soon (unless it is
-   * `lastEtag`) and every different one after it. Throws LIVE_READS_LIMIT
-   * when the instance or the client has too many open.
+   * `lastEtag`) and every different one after it. Charged as a read when it
+   * starts (unless it starts from `first`), and again for each later run of
+   * its plans. Rejects with LIVE_READS_LIMIT when the instance, the client
+   * or its address has too many open, QUERY_TOO_COMPLEX when one run costs
+   * more than `maxCost`, RATE_LIMITED when the budget is spent.
    */
-  watch(request: LiveReadRequest, send: (value: LiveValue) => void): LiveRead {
-    const release = this.#admit(request.client);
-    const key = `${request.key} ${askerKey(this.model, request.principal)}`;
+  async watch(request: LiveReadRequest, send: (value: LiveValue) => void): Promise<LiveRead> {
+    const { context } = request;
+    const cost = readCost(request.plans);
+    if (cost > this.#maxCost) {
+      throw new ApiError('QUERY_TOO_COMPLEX', {
+        detail: `A live read runs again on every change of what it reads, so one run may cost at most ${this.#maxCost} points; this one costs ${cost}. Ask for smaller pages or less nesting.`,
+        extensions: { limit: 'live.maxCost', maximum: this.#maxCost },
+      });
+    }
+    if (request.first === undefined && context.meter.limited) await context.meter.spend(cost);
+    const release = this.#admit(context);
+    const key = `${request.key} ${askerKey(this.model, context.principal)}`;
     let entry = this.#entries.get(key);
     if (entry === undefined) {
       const tables = [...new Set(request.plans.flatMap((plan) => this.reader.compile(plan).tables))];
-      entry = { key, plans: request.plans, tables, render: request.render, watchers: new Set(), version: undefined, value: undefined, running: false, again: false };
+      const { first } = request;
+      entry = {
+        key,
+        plans: request.plans,
+        tables,
+        render: request.render,
+        cost,
+        watchers: new Set(),
+        version: first?.version,
+        value: first === undefined ? undefined : { kind: 'value', etag: first.etag, body: first.body },
+        running: false,
+        again: false,
+      };
       this.#entries.set(key, entry);
       for (const table of tables) {
         let set = this.#byTable.get(table);
@@ -140,26 +201,25 @@ export class LiveReads {
         set.add(entry);
       }
     }
-    const watcher: Watcher = { lastEtag: request.lastEtag, send };
+    let closed = false;
+    const shared = entry;
+    const close = (): void => {
+      if (closed) return;
+      closed = true;
+      shared.watchers.delete(watcher);
+      release();
+      this.#watching--;
+      if (shared.watchers.size === 0) this.#drop(shared);
+      if (this.#watching === 0) this.#stop();
+    };
+    const watcher: Watcher = { lastEtag: request.lastEtag, send, meter: context.meter, prepaid: true, close };
     entry.watchers.add(watcher);
     this.#watching++;
     if (this.#watching === 1) this.#start();
     // A newcomer needs a value checked against the clocks as they are now, even when the entry has one.
     this.#dirty.add(entry);
     this.#schedule();
-    let closed = false;
-    const shared = entry;
-    return {
-      close: () => {
-        if (closed) return;
-        closed = true;
-        shared.watchers.delete(watcher);
-        release();
-        this.#watching--;
-        if (shared.watchers.size === 0) this.#drop(shared);
-        if (this.#watching === 0) this.#stop();
-      },
-    };
+    return { close };
   }
 
   /**
@@ -167,8 +227,8 @@ export class LiveReads {
    * subscription, which reads on events) against the same limits; `close`
    * gives it back. Throws LIVE_READS_LIMIT past them.
    */
-  hold(client: string): LiveRead {
-    const release = this.#admit(client);
+  hold(context: RequestContext): LiveRead {
+    const release = this.#admit(context);
     let closed = false;
     return {
       close: () => {
@@ -179,18 +239,21 @@ export class LiveReads {
     };
   }
 
-  /** One more live use for `client`, or LIVE_READS_LIMIT; returns its release. */
-  #admit(client: string): () => void {
+  /** One more live use for the context's client and address, or LIVE_READS_LIMIT; returns its release. */
+  #admit(context: RequestContext): () => void {
     if (this.#count >= this.#maxTotal) throw new ApiError('LIVE_READS_LIMIT', { detail: `This server watches at most ${this.#maxTotal} reads at once; try again later` });
-    const open = this.#perClient.get(client) ?? 0;
-    if (open >= this.#maxPerClient) throw new ApiError('LIVE_READS_LIMIT', { detail: `At most ${this.#maxPerClient} live reads per client; close one first` });
+    const { key, address } = context.client;
+    if ((this.#perClient.get(key) ?? 0) >= this.#maxPerClient) throw new ApiError('LIVE_READS_LIMIT', { detail: `At most ${this.#maxPerClient} live reads per client; close one first` });
+    if ((this.#perAddress.get(address) ?? 0) >= this.#maxPerAddress) {
+      throw new ApiError('LIVE_READS_LIMIT', { detail: `At most ${this.#maxPerAddress} live reads from one address; close one first` });
+    }
     this.#count++;
-    this.#perClient.set(client, open + 1);
+    countUp(this.#perClient, key);
+    countUp(this.#perAddress, address);
     return () => {
       this.#count--;
-      const left = (this.#perClient.get(client) ?? 1) - 1;
-      if (left === 0) this.#perClient.delete(client);
-      else this.#perClient.set(client, left);
+      countDown(this.#perClient, key);
+      countDown(this.#perAddress, address);
     };
   }
 
@@ -241,12 +304,14 @@ export class LiveReads {
       return;
     }
     entry.running = true;
+    let ran = false;
     try {
       // The clocks before the data, so the data is never older than the version it is remembered at.
       const state = await this.clock.stateOf(entry.tables, 0);
       if (entry.value === undefined || state.version !== entry.version) {
         entry.value = await this.#read(entry);
         entry.version = state.version;
+        ran = true;
       }
     } catch (error) {
       // The clocks could not be read (an outage): tell the watchers, and look again at the next poll.
@@ -257,9 +322,12 @@ export class LiveReads {
     }
     const value = entry.value;
     for (const watcher of entry.watchers) {
-      if (watcher.lastEtag === value.etag) continue;
-      watcher.lastEtag = value.etag;
-      watcher.send(value);
+      // Each run of the plans is charged to every watcher it ran for, except a newcomer's first (paid when it started).
+      const prepaid = watcher.prepaid;
+      watcher.prepaid = false;
+      const charged = ran && !prepaid ? watcher.meter.spend(entry.cost) : undefined;
+      if (charged === undefined) deliver(watcher, value);
+      else charged.then(() => deliver(watcher, value), (error: unknown) => endWatcher(watcher, error));
     }
     if (entry.again) {
       entry.again = false;
@@ -270,7 +338,7 @@ export class LiveReads {
     }
   }
 
-  async #read(entry: Entry): Promise<LiveValue> {
+  async #read(entry: Entry): Promise<LiveState> {
     try {
       const results: ReadResult[] = [];
       for (const plan of entry.plans) results.push(await this.reader.read(plan));
@@ -282,7 +350,29 @@ export class LiveReads {
   }
 }
 
+function deliver(watcher: Watcher, value: LiveState): void {
+  if (watcher.lastEtag === value.etag) return;
+  watcher.lastEtag = value.etag;
+  watcher.send(value);
+}
+
+/** A watcher whose run could not be charged (its budget is spent) is told why and closed. */
+function endWatcher(watcher: Watcher, error: unknown): void {
+  watcher.send({ kind: 'end', error });
+  watcher.close();
+}
+
+function countUp(counts: Map<string, number>, key: string): void {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+}
+
+function countDown(counts: Map<string, number>, key: string): void {
+  const left = (counts.get(key) ?? 1) - 1;
+  if (left === 0) counts.delete(key);
+  else counts.set(key, left);
+}
+
 /** An error's "ETag": the same error twice in a row is sent once. */
-function errorValue(error: unknown): LiveValue {
+function errorValue(error: unknown): LiveState {
   return { kind: 'error', etag: `"error:${isApiError(error) ? error.code : 'INTERNAL'}"`, error };
 }

@@ -1,13 +1,11 @@
-import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { printSchema } from 'graphql';
-import { principalOf } from '../auth/request-principal.js';
+import { contextOf } from '../auth/request-principal.js';
 import type { Engine } from '../engine/engine.js';
 import type { Accounts } from '../auth/accounts/accounts.js';
 import type { EventHub } from '../events/event-hub.js';
 import { ApiError } from '../errors/api-error.js';
 import { apiErrorOf } from '../errors/framework-error.js';
-import { meterOf } from '../engine/request-meter.js';
 import { header, pathOf, searchOf } from '../util/http-request.js';
 import type { PlanLimits } from '../plan/build-read.js';
 import type { Model } from '../schema/model.js';
@@ -21,7 +19,7 @@ import { checkPreflightHeader, paramsFromMultipart } from './http/multipart-requ
 import { HTML_MEDIA, JSON_MEDIA, negotiate } from './http/negotiate.js';
 import { formatError, type FormatOptions } from './response/format-error.js';
 import { responseBody } from './response/response-body.js';
-import { attachGraphqlWs, type Authenticate } from './transport/graphql-ws-server.js';
+import { attachGraphqlWs, type SocketEdge } from './transport/graphql-ws-server.js';
 import { createGraphqlSseRoute, type OpenSseStreams } from './transport/graphql-sse-route.js';
 
 export type { GraphqlLimits, GraphqlOptions, PersistedDocumentsOptions } from './graphql-options.js';
@@ -36,12 +34,10 @@ export interface GraphqlApiOptions {
   readonly engine: Engine;
   readonly limits: PlanLimits;
   readonly graphql?: GraphqlOptions;
-  /** The HTTP edge's authenticator: with it, /graphql also takes WebSocket upgrades (graphql-ws), whose credential arrives in `connection_init`. */
-  readonly authenticate?: Authenticate;
+  /** The HTTP edge's side of WebSockets: with it, /graphql also takes WebSocket upgrades (graphql-ws), whose credential arrives in `connection_init`. */
+  readonly sockets?: SocketEdge;
   /** Largest message a WebSocket accepts, in bytes (the JSON body limit). */
   readonly maxMessageBytes?: number;
-  /** A WebSocket upgrade's client address, as the server's trusted proxies say (Fastify works it out for every other request). */
-  readonly clientAddress?: (request: IncomingMessage) => string;
   /** The accounts flows behind `me` and the accounts mutations, when a type is marked `@account`. */
   readonly accounts?: Accounts | undefined;
   /** The event hub behind change-event subscriptions (made after the routes, hence a getter). */
@@ -74,14 +70,8 @@ export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOpti
     for (const reply of [...sseStreams]) reply.raw.destroy();
     done();
   });
-  if (options.authenticate !== undefined) {
-    attachGraphqlWs(app, {
-      path: ENDPOINT,
-      handler,
-      authenticate: options.authenticate,
-      maxPayload: options.maxMessageBytes ?? 1024 * 1024,
-      clientAddress: options.clientAddress ?? ((request) => request.socket.remoteAddress ?? ''),
-    });
+  if (options.sockets !== undefined) {
+    attachGraphqlWs(app, { path: ENDPOINT, handler, edge: options.sockets, maxPayload: options.maxMessageBytes ?? 1024 * 1024 });
   }
 
   app.register((scope, _pluginOptions, done) => {
@@ -123,16 +113,7 @@ export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOpti
           // Every file received is kept only if the operation's writes point a record at it.
           const uploaded = await options.engine.withUploads(async (receive) => {
             const multipartParams = await paramsFromMultipart(request.parts(), receive);
-            return handler.handle({
-              method,
-              params: multipartParams,
-              media,
-              ifNoneMatch: undefined,
-              log: request.log,
-              principal: principalOf(request),
-              client: { address: request.ip, log: request.log },
-              meter: meterOf(request),
-            });
+            return handler.handle({ method, params: multipartParams, media, ifNoneMatch: undefined, context: contextOf(request) });
           });
           return send(reply, uploaded);
         }
@@ -147,10 +128,7 @@ export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOpti
           media,
           ifNoneMatch: header(request, 'if-none-match'),
           ifModifiedSince: header(request, 'if-modified-since'),
-          log: request.log,
-          principal: principalOf(request),
-          client: { address: request.ip, log: request.log },
-          meter: meterOf(request),
+          context: contextOf(request),
         });
         return send(reply, response);
       },

@@ -1,8 +1,9 @@
 import { assertScalarType, getVariableValues, GraphQLError, OperationTypeNode } from 'graphql';
 import { cacheHeaders } from '../engine/cache-headers.js';
-import type { Engine, RequestMeter } from '../engine/engine.js';
-import type { AccountLog, Accounts } from '../auth/accounts/accounts.js';
+import type { Engine } from '../engine/engine.js';
+import type { Accounts } from '../auth/accounts/accounts.js';
 import { askerKey, type Principal } from '../plan/principal.js';
+import type { RequestContext } from '../plan/request-context.js';
 import { ApiError, isApiError } from '../errors/api-error.js';
 import { FILTER_LIMITS } from '../plan/build-filter.js';
 import type { PlanLimits } from '../plan/build-read.js';
@@ -29,9 +30,6 @@ import { retryAfterHeader } from './response/retry-after.js';
 import { buildGraphqlSchema } from './schema/build-schema.js';
 import type { GeneratedSchema } from './schema/roles.js';
 
-/** For a request that brings no log of its own (in-process callers). */
-const SILENT: AccountLog = { info: () => undefined, warn: () => undefined };
-
 export type JsonMedia = typeof GRAPHQL_RESPONSE_JSON | typeof JSON_MEDIA;
 
 /** One GraphQL request in HTTP terms, already negotiated and parsed. */
@@ -42,13 +40,8 @@ export interface GraphqlHttpRequest {
   readonly ifNoneMatch: string | undefined;
   /** Used only without If-None-Match (RFC 9110 §13.1.3), as in REST. */
   readonly ifModifiedSince?: string | undefined;
-  readonly log: ErrorLog;
-  /** Who is asking (the edge's request context). */
-  readonly principal: Principal;
-  /** The client's address and the request's log, for the accounts mutations' limits and log lines. */
-  readonly client?: { readonly address: string; readonly log: AccountLog } | undefined;
-  /** The request's budget and clock (the edge's request context). */
-  readonly meter?: RequestMeter | undefined;
+  /** Who is asking, from where, their budget and the log (the edge's request context). */
+  readonly context: RequestContext;
 }
 
 export interface GraphqlHttpResponse {
@@ -61,10 +54,8 @@ export interface GraphqlHttpResponse {
 /** An operation sent over a streaming transport (graphql-ws, graphql-sse). */
 export interface GraphqlStreamRequest {
   readonly params: GraphqlParams;
-  readonly principal: Principal;
-  /** Whose live reads count together against the engine's per-client limit. */
-  readonly client: string;
-  readonly log: ErrorLog;
+  /** The operation's own context: a WebSocket message's, or the graphql-sse request's (its method decides what may run). */
+  readonly context: RequestContext;
 }
 
 export type { StreamResult };
@@ -146,7 +137,7 @@ export function createGraphqlHandler(
     chosen: OperationFacts,
     rawVariables: Readonly<Record<string, unknown>>,
     templateKey: string | undefined,
-    principal: Principal,
+    context: RequestContext,
   ): BoundOperation | { readonly errors: readonly unknown[] } => {
     const { operation, fragments } = chosen;
     const coerced = getVariableValues(generated.schema, operation.variableDefinitions ?? [], rawVariables, { maxErrors: 50 });
@@ -157,7 +148,7 @@ export function createGraphqlHandler(
     // A subscription is a live query: planned as one.
     const isQuery = operation.operation !== OperationTypeNode.MUTATION;
     // Mutations plan their reads as they run, each after the writes before it; planned here too, so the limits refuse them before any write.
-    const reads = planReads({ engine, planLimits, principal }, compiled.steps, isQuery ? undefined : '');
+    const reads = planReads({ engine, planLimits, context }, compiled.steps, isQuery ? undefined : '');
     const refused = operationLimits(reads, planLimits);
     if (refused !== undefined) return { errors: [refused] };
     if (!isQuery) return { steps: compiled.steps, reads: undefined };
@@ -176,7 +167,11 @@ export function createGraphqlHandler(
    * hash names exactly one text, so that answer is the one it would get.
    */
   const derivedByParams = new WeakMap<GraphqlParams, Derived>();
-  const derivedOf = (request: GraphqlHttpRequest, requestErrors: (errors: readonly unknown[]) => GraphqlHttpResponse): Derived | GraphqlHttpResponse => {
+  const derivedOf = (
+    request: GraphqlHttpRequest,
+    requestErrors: (errors: readonly unknown[]) => GraphqlHttpResponse,
+    streaming = false,
+  ): Derived | GraphqlHttpResponse => {
     const { params } = request;
     const known = request.method === 'GET' ? derivedByParams.get(params) : undefined;
     if (known !== undefined) return known;
@@ -196,12 +191,13 @@ export function createGraphqlHandler(
         params.operationName === undefined ? 'Must provide operation name if query contains multiple operations.' : `Unknown operation named "${params.operationName}".`;
       return requestErrors([new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })]);
     }
-    if (request.method === 'GET' && chosen.operation.operation !== OperationTypeNode.QUERY) {
-      // GraphQL over HTTP §6.1: GET must never change anything.
+    const kind = chosen.operation.operation;
+    // GraphQL over HTTP §6.1: GET must never change anything, on any transport (a stream opened by GET takes subscriptions too).
+    if (request.method === 'GET' && (kind === OperationTypeNode.MUTATION || (kind === OperationTypeNode.SUBSCRIPTION && !streaming))) {
       return httpError(
-        new ApiError('METHOD_NOT_ALLOWED', { detail: `A ${chosen.operation.operation} cannot run over GET; send it with POST`, extensions: { allow: ['POST'] } }),
+        new ApiError('METHOD_NOT_ALLOWED', { detail: `A ${kind} cannot run over GET; send it with POST`, extensions: { allow: ['POST'] } }),
         request.media,
-        request.log,
+        request.context.log,
       );
     }
     const rawVariables = params.variables ?? {};
@@ -220,18 +216,19 @@ export function createGraphqlHandler(
   };
 
   const requestErrorsOf =
-    (request: Pick<GraphqlHttpRequest, 'media' | 'log'>) =>
+    (request: Pick<GraphqlHttpRequest, 'media' | 'context'>) =>
     (errors: readonly unknown[]): GraphqlHttpResponse => ({
       status: request.media === GRAPHQL_RESPONSE_JSON ? 400 : 200,
       headers: { 'content-type': contentType(request.media), 'cache-control': 'no-store' },
       body: responseBody(
-        errors.map((error) => formatError(error, formatOptions(request.log))),
+        errors.map((error) => formatError(error, formatOptions(request.context.log))),
         undefined,
       ),
     });
 
   const handle = async (request: GraphqlHttpRequest): Promise<GraphqlHttpResponse> => {
-    const format = formatOptions(request.log);
+    const { context } = request;
+    const format = formatOptions(context.log);
     const requestErrors = requestErrorsOf(request);
     const { params } = request;
     const derived = derivedOf(request, requestErrors);
@@ -247,31 +244,22 @@ export function createGraphqlHandler(
     }
     const { operation, fragments } = chosen;
     const rawVariables = params.variables ?? {};
-    const { principal } = request;
     // Under rules a template holds its asker's values (their id in a row filter): one per principal.
-    const templateKey = derived.templateKey === undefined ? undefined : `${askerKey(engine.model, principal)} ${derived.templateKey}`;
-    const bound = (templateKey === undefined ? undefined : templates.use(templateKey, rawVariables)) ?? compileFresh(chosen, rawVariables, templateKey, principal);
+    const templateKey = derived.templateKey === undefined ? undefined : `${askerKey(engine.model, context.principal)} ${derived.templateKey}`;
+    const bound = (templateKey === undefined ? undefined : templates.use(templateKey, rawVariables)) ?? compileFresh(chosen, rawVariables, templateKey, context);
     if ('errors' in bound) return requestErrors(bound.errors);
 
     const cache = cacheKey === undefined ? undefined : { key: cacheKey, ifNoneMatch: request.ifNoneMatch, ifModifiedSince: request.ifModifiedSince };
     let outcome: RunOutcome;
     try {
       outcome = await runOperation(
-        {
-          engine,
-          generated,
-          planLimits,
-          format,
-          principal,
-          meter: request.meter,
-          accounts: accounts === undefined ? undefined : { flows: accounts, address: request.client?.address ?? '', log: request.client?.log ?? SILENT },
-        },
+        { engine, generated, planLimits, format, context, accounts },
         { operation, fragments, rawVariables, steps: bound.steps, reads: bound.reads },
         cache,
       );
     } catch (error) {
       // Only a refusal of the whole request gets here (RATE_LIMITED): field errors stay in the body.
-      return httpError(error, request.media, request.log);
+      return httpError(error, request.media, context.log);
     }
     // A GET's answer varies by Accept (GraphQL over HTTP), and under rules by who asks.
     if (outcome.status === 304) return { status: 304, headers: cacheHeaders(outcome, 'Accept'), body: undefined };
@@ -287,26 +275,34 @@ export function createGraphqlHandler(
   /** Change-event subscribers, by shared question; made with the first (the event hub starts with the server). */
   let feeds: ChangeEventFeeds | undefined;
   const operate = async (request: GraphqlStreamRequest): Promise<StreamOutcome> => {
-    const httpRequest: GraphqlHttpRequest = { method: 'POST', params: request.params, media: GRAPHQL_RESPONSE_JSON, ifNoneMatch: undefined, log: request.log, principal: request.principal };
+    const { context } = request;
+    const httpRequest: GraphqlHttpRequest = {
+      // A stream opened by GET runs only what a GET may (queries and subscriptions), whatever the transport hands on.
+      method: context.site.method === 'GET' ? 'GET' : 'POST',
+      params: request.params,
+      media: GRAPHQL_RESPONSE_JSON,
+      ifNoneMatch: undefined,
+      context,
+    };
     const single = (response: GraphqlHttpResponse): StreamOutcome => ({ kind: 'single', result: JSON.parse(response.body ?? '{}') as StreamResult });
     const requestErrors = requestErrorsOf(httpRequest);
-    const derived = derivedOf(httpRequest, requestErrors);
+    const derived = derivedOf(httpRequest, requestErrors, true);
     if ('status' in derived) return single(derived);
     const { chosen } = derived;
     if (chosen.operation.operation !== OperationTypeNode.SUBSCRIPTION) return single(await handle(httpRequest));
     const { operation, fragments } = chosen;
     const rawVariables = request.params.variables ?? {};
-    const bound = compileFresh(chosen, rawVariables, undefined, request.principal);
+    const bound = compileFresh(chosen, rawVariables, undefined, context);
     if ('errors' in bound) return single(requestErrors(bound.errors));
-    const format = formatOptions(request.log);
+    const format = formatOptions(context.log);
+    const ctx = { engine, generated, planLimits, format, context, accounts };
     const eventStep = bound.steps.find(isEventStep);
     const hub = events?.();
     if (eventStep !== undefined && hub !== undefined) {
-      const ctx = { engine, generated, planLimits, format, principal: request.principal, meter: undefined };
       feeds ??= new ChangeEventFeeds(hub);
       let held: { close(): void } | undefined;
       try {
-        held = engine.holdLive(request.client);
+        held = engine.holdLive(context);
         let cancelExpiry = (): void => undefined;
         const results = await feeds.subscribe({
           ctx,
@@ -317,7 +313,7 @@ export function createGraphqlHandler(
             cancelExpiry();
           },
         });
-        cancelExpiry = endOnExpiry(request.principal, results, format);
+        cancelExpiry = endOnExpiry(context.principal, results, format);
         return { kind: 'stream', results };
       } catch (error) {
         held?.close();
@@ -325,7 +321,7 @@ export function createGraphqlHandler(
         return single(requestErrors([error]));
       }
     }
-    const live = liveOperation({ engine, generated, planLimits, format, principal: request.principal, meter: undefined }, { operation, fragments, rawVariables, steps: bound.steps, reads: bound.reads });
+    const live = liveOperation(ctx, { operation, fragments, rawVariables, steps: bound.steps, reads: bound.reads });
     if (live.kind === 'failed') return { kind: 'single', result: JSON.parse(live.body) as StreamResult };
     let watched: { close(): void } | undefined;
     let cancelExpiry = (): void => undefined;
@@ -334,14 +330,15 @@ export function createGraphqlHandler(
       cancelExpiry();
     });
     try {
-      watched = engine.watch(
-        { plans: live.plans, key: derived.cacheKey ?? '', principal: request.principal, client: request.client, render: live.render },
-        (value) => results.push(value.kind === 'value' ? (JSON.parse(value.body) as StreamResult) : { data: null, errors: [formatError(value.error, format)] }),
-      );
+      watched = await engine.watch({ plans: live.plans, key: derived.cacheKey ?? '', context, render: live.render }, (value) => {
+        if (value.kind === 'value') results.push(JSON.parse(value.body) as StreamResult);
+        else if (value.kind === 'error') results.push({ data: null, errors: [formatError(value.error, format)] });
+        else results.end({ data: null, errors: [formatError(value.error, format)] });
+      });
     } catch (error) {
       return single(requestErrors([error]));
     }
-    cancelExpiry = endOnExpiry(request.principal, results, format);
+    cancelExpiry = endOnExpiry(context.principal, results, format);
     return { kind: 'stream', results };
   };
 

@@ -1,3 +1,4 @@
+import { testContext } from '../../test/support/contexts.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../../test/support/databases.js';
 import { createEngine, type Engine } from '../engine/engine.js';
@@ -81,9 +82,9 @@ describeEachDialect('matchesFilter agrees with the SQL of the same filter', (ctx
     db = await ctx.open();
     await migrate(db, loaded.model, { allowDestructive: false, dryRun: false });
     engine = createEngine(loaded.model, db);
-    for (const item of ITEMS) await engine.write({ kind: 'create', type: 'Item', values: item });
+    for (const item of ITEMS) await engine.write(testContext(), { kind: 'create', type: 'Item', values: item });
     const every: FieldRequest[] = ['id', 'label', 'rank', 'weight', 'done', 'due', 'status', 'owner'].map((field) => ({ key: field, field }));
-    const all = await engine.read(planReadList(engine.model, 'Item', { first: 100 }, every, options));
+    const all = await engine.read(planReadList(engine.model, 'Item', { first: 100 }, every, options), testContext());
     images = JSON.parse(all.kind === 'list' ? all.json : '[]') as Record<string, unknown>[];
   });
   afterAll(async () => {
@@ -92,7 +93,7 @@ describeEachDialect('matchesFilter agrees with the SQL of the same filter', (ctx
 
   it.each(FILTERS.map((filter) => [JSON.stringify(filter), filter] as const))('%s', async (_name, input) => {
     const plan = planReadList(engine.model, 'Item', { filter: input, first: 100 }, idOnly, options);
-    const result = await engine.read(plan);
+    const result = await engine.read(plan, testContext());
     const bySql = (JSON.parse(result.kind === 'list' ? result.json : '[]') as { id: string }[]).map((row) => row.id).sort();
     const filter = plan.root.kind === 'list' ? plan.root.node.filter : undefined;
     if (filter === undefined) throw new Error('the plan has no filter');

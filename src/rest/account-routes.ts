@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AccountRequest, Accounts, Session } from '../auth/accounts/accounts.js';
-import { principalOf } from '../auth/request-principal.js';
+import { accountRequestOf, type AccountRequest, type Accounts, type Session } from '../auth/accounts/accounts.js';
+import { contextOf } from '../auth/request-principal.js';
 import { ApiError } from '../errors/api-error.js';
 import { methodNotAllowed } from './route-helpers.js';
 
@@ -53,7 +53,7 @@ export function registerAccountRoutes(app: FastifyInstance, accounts: Accounts):
 }
 
 function accountRequest(request: FastifyRequest): AccountRequest {
-  return { principal: principalOf(request), address: request.ip, log: request.log };
+  return accountRequestOf(contextOf(request));
 }
 
 /** The JSON object sent (an empty body is an empty object: some routes need nothing). */

@@ -2,8 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { CachedReadRequest, Engine, LiveValue } from '../engine/engine.js';
 import { ApiError, isApiError } from '../errors/api-error.js';
-import { principalKey } from '../plan/principal.js';
-import { principalOf } from '../auth/request-principal.js';
 import { onCredentialExpiry } from '../auth/credential-expiry.js';
 import { problemOf } from './problem.js';
 import { header } from '../util/http-request.js';
@@ -77,20 +75,25 @@ export async function streamLiveRead(
   streams: OpenStreams,
 ): Promise<void> {
   const lastEventId = header(request, 'last-event-id');
-  const first = await engine.readCached({ ...read, ifNoneMatch: lastEventId });
-  const principal = principalOf(request);
+  const context = { ...read.context, site: { ...read.context.site, transport: 'event-stream' as const } };
+  // The first answer is a GET's, charged as one; the live read starts from it.
+  const first = await engine.readCached({ ...read, context, ifNoneMatch: lastEventId });
+  const { principal } = context;
   // The stream opens once the live read is accepted (past the limits); values come a turn later at the earliest.
   const opened: { stream?: ReturnType<typeof openStream> } = {};
-  const live = engine.watch(
+  const live = await engine.watch(
     {
       plans: read.plans,
       key: read.key,
-      principal,
-      client: principal.via === 'anonymous' ? `address ${request.ip}` : principalKey(principal),
+      context,
       render: read.render,
       lastEtag: first.etag ?? lastEventId,
+      first: first.status === 200 ? { version: first.version, etag: first.etag, body: first.body } : undefined,
     },
-    (value) => opened.stream?.send(value),
+    (value) => {
+      opened.stream?.send(value);
+      if (value.kind === 'end') opened.stream?.end();
+    },
   );
   let cancelExpiry = (): void => undefined;
   const stream = openStream(
@@ -107,7 +110,7 @@ export async function streamLiveRead(
   if (first.status === 200) stream.send({ kind: 'value', etag: first.etag, body: first.body });
   // The stream lives on its credential: when the token expires, it ends with the 401 a request with it would get.
   cancelExpiry = onCredentialExpiry(principal, () => {
-    stream.send({ kind: 'error', etag: '"error:UNAUTHENTICATED"', error: new ApiError('UNAUTHENTICATED', { detail: 'The credential expired; reconnect with a fresh one' }) });
+    stream.send({ kind: 'end', error: new ApiError('UNAUTHENTICATED', { detail: 'The credential expired; reconnect with a fresh one' }) });
     stream.end();
   });
 }
@@ -157,7 +160,9 @@ function openStream(request: FastifyRequest, reply: FastifyReply, stop: () => vo
         write(`id: ${value.etag}\nevent: update\ndata: ${oneLine(value.body)}\n\n`);
         return;
       }
-      write(`id: ${value.etag}\nevent: problem\ndata: ${oneLine(JSON.stringify(problemFor(url, log, value.error)))}\n\n`);
+      // An error that ends the stream has no ETag of its own: a client that reconnects with the last one misses nothing.
+      const id = value.kind === 'error' ? `id: ${value.etag}\n` : '';
+      write(`${id}event: problem\ndata: ${oneLine(JSON.stringify(problemFor(url, log, value.error)))}\n\n`);
     },
   };
 }

@@ -9,12 +9,11 @@ import { FORMAT_INFO } from '../files/image-format.js';
 import { chooseVariantFormat, variantWidths } from '../files/image-variants.js';
 import { multipartParts, receivePart } from '../files/multipart-parts.js';
 import { servedFileHeaders } from '../files/served-file-headers.js';
-import { principalOf } from '../auth/request-principal.js';
+import { contextOf, principalOf } from '../auth/request-principal.js';
 import { planUpdate } from '../plan/build-write.js';
 import { validateInput } from '../plan/validate-input.js';
 import type { FileField, ResourceType } from '../schema/model.js';
 import { header } from '../util/http-request.js';
-import { meterOf } from '../engine/request-meter.js';
 import { methodNotAllowed } from './route-helpers.js';
 
 export interface FileRoutesOptions {
@@ -82,7 +81,7 @@ async function putFile(options: FileRoutesOptions, type: ResourceType, field: Fi
     }
     if (value === undefined) throw new ApiError('FILE_MISSING', { detail: 'The form has no part named "file"' });
     const values = validateInput(engine.model, type, { [field.name]: value }, 'patch');
-    await engine.write(planUpdate(engine.model, type.name, id, values, principalOf(request)), options.precondition(type, id, request), undefined, meterOf(request));
+    await engine.write(contextOf(request), planUpdate(engine.model, type.name, id, values, principalOf(request)), options.precondition(type, id, request));
   });
   await options.sendRecord(type, id, request, reply);
 }
@@ -91,7 +90,7 @@ async function deleteFile(options: FileRoutesOptions, type: ResourceType, field:
   const { engine } = options;
   const id = (request.params as { id: string }).id;
   const values = validateInput(engine.model, type, { [field.name]: null }, 'patch');
-  await engine.write(planUpdate(engine.model, type.name, id, values, principalOf(request)), options.precondition(type, id, request), undefined, meterOf(request));
+  await engine.write(contextOf(request), planUpdate(engine.model, type.name, id, values, principalOf(request)), options.precondition(type, id, request));
   reply.code(204).send();
 }
 

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CachedReadResponse, Engine, ReadResult, WritePrecondition } from '../engine/engine.js';
 import { cacheHeaders } from '../engine/cache-headers.js';
-import { meterOf } from '../engine/request-meter.js';
 import { strongEtag } from '../engine/validators.js';
 import { ApiError } from '../errors/api-error.js';
 import { planReadList, planReadOne, type PlanLimits } from '../plan/build-read.js';
@@ -17,7 +16,7 @@ import { listLinks, pageCursors, renderList, type PageCursors } from './render-l
 import { parseQueryString, parseRestQuery, type RestQuery } from './query-params.js';
 import { methodNotAllowed } from './route-helpers.js';
 import { header, searchOf } from '../util/http-request.js';
-import { principalOf } from '../auth/request-principal.js';
+import { contextOf, principalOf } from '../auth/request-principal.js';
 import { askerKey, ownAccountId } from '../plan/principal.js';
 import { OpenStreams, streamLiveRead, wantsEventStream, type EventStreamOptions } from './event-stream.js';
 import type { Accounts } from '../auth/accounts/accounts.js';
@@ -138,8 +137,7 @@ async function getOne(options: RestContext, type: ResourceType, request: Fastify
   const read = {
     plans: [plan],
     key: `rest ${request.url}`,
-    principal: principalOf(request),
-    meter: meterOf(request),
+    context: contextOf(request),
     render: ([result]: readonly ReadResult[]): string => {
       if (result?.kind !== 'one' || result.json === null) throw notFound(type, id);
       return result.json;
@@ -176,8 +174,7 @@ async function getList(
   const read = {
     plans: [plan],
     key: `rest ${request.url}`,
-    principal: principalOf(request),
-    meter: meterOf(request),
+    context: contextOf(request),
     render: ([result]: readonly ReadResult[]): string => {
       if (result?.kind !== 'list') throw new Error('list plan gave a non-list result');
       cursors = pageCursors(plan, result, list);
@@ -194,7 +191,7 @@ async function create(options: RestContext, type: ResourceType, request: Fastify
   const { engine } = options;
   // JSON, or multipart/form-data with file parts (record-input.ts).
   const result = await writeRecordBody(engine, type, request, 'create', () => jsonBody(request), (values) =>
-    engine.write(planCreate(engine.model, type.name, values, principalOf(request)), undefined, (id) => canonicalPlan(options, type, id, request), meterOf(request)),
+    engine.write(contextOf(request), planCreate(engine.model, type.name, values, principalOf(request)), undefined, (id) => canonicalPlan(options, type, id, request)),
   );
   reply.code(201).header('location', `/${type.path}/${result.id}`);
   if (result.record === undefined) await sendRecord(options, type, result.id, request, reply);
@@ -206,14 +203,14 @@ async function update(options: RestContext, type: ResourceType, request: Fastify
   const id = params(request).id as string;
   await writeRecordBody(engine, type, request, mode, () => jsonBody(request), (values) => {
     const plan = planUpdate(engine.model, type.name, id, values, principalOf(request), mode === 'replace');
-    return engine.write(plan, precondition(options, type, id, request), undefined, meterOf(request));
+    return engine.write(contextOf(request), plan, precondition(options, type, id, request));
   });
   await sendRecord(options, type, id, request, reply);
 }
 
 async function remove(options: RestContext, type: ResourceType, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const id = params(request).id as string;
-  await options.engine.write(planDelete(options.engine.model, type.name, id, principalOf(request)), precondition(options, type, id, request), undefined, meterOf(request));
+  await options.engine.write(contextOf(request), planDelete(options.engine.model, type.name, id, principalOf(request)), precondition(options, type, id, request));
   reply.code(204).send();
 }
 
@@ -226,13 +223,13 @@ async function link(
   kind: 'connect' | 'disconnect',
 ): Promise<void> {
   const { id, targetId } = params(request) as Required<Params>;
-  await options.engine.write(planLink(options.engine.model, kind, type.name, field.name, id, targetId, principalOf(request)), undefined, undefined, meterOf(request));
+  await options.engine.write(contextOf(request), planLink(options.engine.model, kind, type.name, field.name, id, targetId, principalOf(request)));
   reply.code(204).send();
 }
 
 /** The record's full representation, as GET /<type>/<id> would send it, with its ETag. */
 async function sendRecord(options: RestContext, type: ResourceType, id: string, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const result = await options.engine.read(canonicalPlan(options, type, id, request));
+  const result = await options.engine.read(canonicalPlan(options, type, id, request), contextOf(request));
   const body = renderCanonical(result);
   if (body === undefined) throw notFound(type, id);
   sendBody(reply, body);

@@ -20,11 +20,11 @@ import { AssetStore } from '../util/asset-store.js';
 import { registerAssetRoutes } from './asset-routes.js';
 import { registerCompression } from './compression.js';
 import { corsOrigins, registerCors, type CorsOptions } from './cors-policy.js';
-import { crossSiteGuard } from './cross-site-guard.js';
+import { crossSiteGuard, upgradeRefusal } from './cross-site-guard.js';
 import { registerSecurityHeaders } from './security-headers.js';
 import { closeAfterUnreadBody, installErrorHandling } from './error-handler.js';
 import { DEFAULT_LINGER, type LingerLimits } from './lingering-close.js';
-import { installRequestContext } from './request-context.js';
+import { createContextFactory, installRequestContext } from './request-context.js';
 import { createRateLimits, type RateLimitOptions } from './rate-limits.js';
 import { RequestLog } from './request-log.js';
 
@@ -175,12 +175,14 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   // Before authentication: a preflight carries no credentials, and is answered at once.
   await registerCors(app, options.cors);
   // Before any route is registered, so they run for every one (and before any body is parsed).
-  app.addHook('onRequest', crossSiteGuard([...(options.allowedOrigins ?? []), ...corsOrigins(options.cors)]));
+  const siteOrigins = [...(options.allowedOrigins ?? []), ...corsOrigins(options.cors)];
+  app.addHook('onRequest', crossSiteGuard(siteOrigins));
   const { engine } = options;
   const accounts = await createAccounts(engine, options.accounts);
   const authenticator = createAuthenticator({ ...options.auth, adminRole: adminRoleOf(engine.model), db: engine.db, issuedTokens: accounts?.keys });
   const rateLimits = await createRateLimits(options.rateLimits, engine.db, engine.model.roles?.values);
-  installRequestContext(app, authenticator, rateLimits);
+  const contexts = createContextFactory(rateLimits);
+  installRequestContext(app, authenticator, contexts);
   app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (_request, body, done) => {
     try {
       done(null, JSON.parse(body as string));
@@ -214,9 +216,15 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     engine,
     limits,
     graphql: { exposeInternals: options.exposeInternals, ...options.graphql },
-    // WebSocket subscriptions authenticate through the same authenticator as every HTTP request.
-    authenticate: (authorization) => authenticator.authenticate(authorization),
-    clientAddress: (request) => proxyAddr(request, trustedProxy),
+    // A WebSocket passes the same site check, authenticator and request context as every HTTP request.
+    sockets: {
+      refuseUpgrade: (request) => upgradeRefusal(request, siteOrigins),
+      open: async (authorization, request) => {
+        const principal = await authenticator.authenticate(authorization);
+        const address = proxyAddr(request, trustedProxy);
+        return { principal, operation: () => contexts.create(principal, address, app.log, { transport: 'graphql-ws', method: 'POST' }) };
+      },
+    },
     maxMessageBytes: options.bodyLimit ?? 1024 * 1024,
     accounts,
     assets,

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import { ApiError } from '../errors/api-error.js';
 import { hasPreflightHeader } from '../util/preflight-header.js';
@@ -44,6 +45,35 @@ function refusal(request: FastifyRequest, allowed: ReadonlySet<string>): ApiErro
       'send it from this origin, as application/json, or with a non-empty GraphQL-Require-Preflight header',
     extensions: { headers: ['GraphQL-Require-Preflight', 'Apollo-Require-Preflight', 'X-Apollo-Operation-Name'] },
   });
+}
+
+/**
+ * The same check for a WebSocket upgrade, which no preflight protects
+ * either: a browser opens one from any page and it carries what a request
+ * would (RFC 6455 §10.2: servers check Origin). Refused when it comes from
+ * another site: an Origin whose host is not the one addressed and that is
+ * not allowed. Clients that are not browsers send no Origin and pass.
+ */
+export function upgradeRefusal(request: IncomingMessage, allowedOrigins: readonly string[]): ApiError | undefined {
+  const allowed = new Set(allowedOrigins.map(normaliseOrigin));
+  const site = first(request.headers['sec-fetch-site'])?.trim().toLowerCase();
+  if (site === 'same-origin' || site === 'none') return undefined;
+  const origin = first(request.headers.origin)?.trim();
+  if (origin === undefined) return site === undefined ? undefined : crossSiteUpgrade(origin, site);
+  if (allowed.has(origin.toLowerCase())) return undefined;
+  const host = first(request.headers.host)?.trim().toLowerCase();
+  if (host !== undefined && URL.canParse(origin) && new URL(origin).host === host) return undefined;
+  return crossSiteUpgrade(origin, site);
+}
+
+function crossSiteUpgrade(origin: string | undefined, site: string | undefined): ApiError {
+  return new ApiError('CROSS_SITE_REQUEST_REFUSED', {
+    detail: `A WebSocket from another site (Origin ${origin?.slice(0, 100) ?? 'absent'}, Sec-Fetch-Site ${site?.slice(0, 20) ?? 'absent'}) is refused: open it from this origin, or list that origin in cors.origins`,
+  });
+}
+
+function first(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 /** A state-changing method with no body type or a form's (compared by essence: `text/plain;charset=utf-8` is text/plain). */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ANONYMOUS, type Principal } from '../plan/principal.js';
 import type { Database } from '../storage/dialect.js';
-import { createRateLimits, rateLimitKey } from './rate-limits.js';
+import { clientKey } from '../plan/request-context.js';
+import { createRateLimits } from './rate-limits.js';
 
 /** Without `sharedRateLimiter` the limits count in memory: nothing else of the database is touched. */
 const memoryOnly = {} as Database;
@@ -10,9 +11,11 @@ const who = (via: Principal['via'], id: string | null, role: string | null, admi
 
 describe('rate-limit policies', () => {
   it('counts anonymous callers by address and everyone else by who they are', () => {
-    expect(rateLimitKey(ANONYMOUS, '10.0.0.1')).toBe('ip:10.0.0.1');
-    expect(rateLimitKey(who('jwt', '42', 'MEMBER'), '10.0.0.1')).toBe('user:42');
-    expect(rateLimitKey(who('api-key', 'k1', 'MEMBER'), '10.0.0.1')).toBe('key:k1');
+    expect(clientKey(ANONYMOUS, '10.0.0.1')).toBe('ip:10.0.0.1');
+    expect(clientKey(who('jwt', '42', 'MEMBER'), '10.0.0.1')).toBe('account:42');
+    expect(clientKey(who('api-key', 'k1', 'MEMBER'), '10.0.0.1')).toBe('key:k1');
+    // A token's own claims (a refreshed token's new iat, exp and sid) do not make another client.
+    expect(clientKey({ ...who('jwt', '42', 'MEMBER'), claims: { iat: 1, sid: 'a' } }, '10.0.0.2')).toBe('account:42');
   });
 
   it('gives a role its own policy, the others the member one, and the admin none unless named', async () => {

@@ -41,20 +41,6 @@ export interface RateLimits {
   policyOf(principal: Principal): ActivePolicy | undefined;
 }
 
-/** The key a principal's points are counted under: its address when anonymous, else who it is. */
-export function rateLimitKey(principal: Principal, address: string): string {
-  switch (principal.via) {
-    case 'anonymous':
-      return `ip:${address}`;
-    case 'api-key':
-      return `key:${principal.id ?? ''}`;
-    case 'admin-key':
-      return 'admin';
-    default:
-      return `user:${principal.id ?? ''}`;
-  }
-}
-
 /**
  * The limiters, one a policy: in memory on SQLite (one process), in the
  * database where it offers shared counters (PostgreSQL), so that instances

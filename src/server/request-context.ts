@@ -2,24 +2,22 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Authenticator } from '../auth/authenticator.js';
 import { challengeFor } from '../auth/www-authenticate.js';
-import type { RequestMeter } from '../engine/request-meter.js';
 import { ApiError, isApiError } from '../errors/api-error.js';
 import type { Principal } from '../plan/principal.js';
-import { rateLimitKey, type ActivePolicy, type RateLimits } from './rate-limits.js';
-// For its `FastifyRequest.principal` declaration.
+import { clientKey, type ContextLog, type RequestContext, type RequestMeter, type Transport } from '../plan/request-context.js';
+import type { ActivePolicy, RateLimits } from './rate-limits.js';
+// For its `FastifyRequest.requestContext` declaration.
 import '../auth/request-principal.js';
 
 /** Seconds a client is asked to wait when the key set or the database did not answer. */
 const RETRY_AFTER_SECONDS = '5';
 
 /**
- * The request context, built once at the edge for both front-ends: who is
- * asking, the budget that applies to them (and what they have left), and
- * the clock of the request's stages. The engine charges it and times its
+ * A request's budget and stage clock: the engine charges it and times its
  * statements through `RequestMeter`; the answer's `RateLimit`,
  * `RateLimit-Policy` and `Server-Timing` headers come from it.
  */
-export class RequestContext implements RequestMeter {
+export class EdgeMeter implements RequestMeter {
   planEnd = 0;
   dbMs = 0;
   /** The limiter's last word on this request's key, once it has spent. */
@@ -66,22 +64,35 @@ function secondsUntil(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
 }
 
+/** Builds the request context of every way in, with the server's limits: the one place a context is made. */
+export interface ContextFactory {
+  /** The context of one operation: an HTTP request, or one message on a WebSocket (each with its own meter). */
+  create(principal: Principal, address: string, log: ContextLog, site: { readonly transport: Transport; readonly method: string }, start?: number): RequestContext;
+}
+
+export function createContextFactory(limits: RateLimits | undefined): ContextFactory {
+  return {
+    create: (principal, address, log, site, start = performance.now()) => {
+      const key = clientKey(principal, address);
+      const policy = limits?.policyOf(principal);
+      return { principal, client: { key, address }, meter: new EdgeMeter(start, policy, key, principal.admin), log, site };
+    },
+  };
+}
+
 /**
- * Sets `request.principal` and `request.meter` on every request, before any
- * route runs (REST, /graphql, /files, the docs): an `onRequest` hook on the
- * root, so it is inherited by every plugin registered after it. A refused
- * credential ends the request with 401 and an RFC 6750 challenge, rendered
- * by the route's own error handler: problem+json in REST, the GraphQL
- * envelope on /graphql. Every answer then carries the context's headers.
+ * Sets `request.requestContext` on every request, before any route runs
+ * (REST, /graphql, /files, the docs): an `onRequest` hook on the root, so it
+ * is inherited by every plugin registered after it. A refused credential
+ * ends the request with 401 and an RFC 6750 challenge, rendered by the
+ * route's own error handler: problem+json in REST, the GraphQL envelope on
+ * /graphql. Every answer then carries the context's headers.
  */
-export function installRequestContext(app: FastifyInstance, authenticator: Authenticator, limits?: RateLimits): void {
+export function installRequestContext(app: FastifyInstance, authenticator: Authenticator, contexts: ContextFactory): void {
   // Fastify 5 takes only primitives here; the hook sets the real value.
-  app.decorateRequest('principal', null);
-  app.decorateRequest('meter', null);
+  app.decorateRequest('requestContext', null);
   const begin = (request: FastifyRequest, principal: Principal, start: number): void => {
-    request.principal = principal;
-    const policy = limits?.policyOf(principal);
-    request.meter = new RequestContext(start, policy, policy === undefined ? '' : rateLimitKey(principal, request.ip), principal.admin);
+    request.requestContext = contexts.create(principal, request.ip, request.log, { transport: 'http', method: request.method }, start);
   };
   app.addHook('onRequest', (request, reply, done) => {
     const start = performance.now();
@@ -109,8 +120,8 @@ export function installRequestContext(app: FastifyInstance, authenticator: Authe
     done();
   });
   app.addHook('onSend', (request, reply, _payload, done) => {
-    const context = request.meter;
-    if (context instanceof RequestContext) writeContextHeaders(context, reply);
+    const meter = request.requestContext?.meter;
+    if (meter instanceof EdgeMeter) writeContextHeaders(meter, reply);
     done();
   });
 }
@@ -122,7 +133,7 @@ export function installRequestContext(app: FastifyInstance, authenticator: Authe
  * draft-ietf-httpapi-ratelimit-headers (structured fields: remaining points
  * `r`, seconds until the window resets `t`).
  */
-function writeContextHeaders(context: RequestContext, reply: FastifyReply): void {
+function writeContextHeaders(context: EdgeMeter, reply: FastifyReply): void {
   if (context.timed) {
     const end = performance.now();
     const planned = context.planEnd === 0 ? end : context.planEnd;

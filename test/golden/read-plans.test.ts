@@ -1,3 +1,4 @@
+import { testContext } from '../support/contexts.js';
 import { readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS, planReadList, planReadOne } from '../../src/plan/build-read.js';
@@ -116,7 +117,7 @@ describeEachDialect('golden plans run as one statement', (ctx) => {
     it(name, async () => {
       const plan = build(server.model, name);
       const before = server.db.statementCount;
-      const result = await server.engine.read(plan);
+      const result = await server.engine.read(plan, testContext());
       expect(server.db.statementCount - before).toBe(1);
       if (result.kind === 'one') expect(result.json === null || typeof JSON.parse(result.json) === 'object').toBe(true);
       else expect(Array.isArray(JSON.parse(result.json))).toBe(true);

@@ -1,3 +1,4 @@
+import { testContext } from '../support/contexts.js';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/plan/build-read.js';
@@ -38,7 +39,7 @@ describeEachDialect('GraphQL operation templates', (ctx) => {
   /** A handler that has never seen a request: what the full path answers. */
   function cold(query: string, variables: Record<string, unknown>, media: JsonMedia = 'application/json'): Promise<GraphqlHttpResponse> {
     const handler = createGraphqlHandler(server.engine, DEFAULT_LIMITS, resolveGraphqlOptions({}));
-    return handler.handle({ method: 'POST', params: paramsFromJson({ query, variables }), media, ifNoneMatch: undefined, log: { error: () => undefined }, principal: ANONYMOUS });
+    return handler.handle({ method: 'POST', params: paramsFromJson({ query, variables }), media, ifNoneMatch: undefined, context: testContext(ANONYMOUS) });
   }
 
   function idAt(index: number): string {

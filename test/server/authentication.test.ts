@@ -16,7 +16,7 @@ import { issueToken } from '../../src/auth/issue-token.js';
 import { principalOf } from '../../src/auth/request-principal.js';
 import { ApiKeyStore } from '../../src/storage/api-keys.js';
 import { installErrorHandling } from '../../src/server/error-handler.js';
-import { installRequestContext } from '../../src/server/request-context.js';
+import { createContextFactory, installRequestContext } from '../../src/server/request-context.js';
 import { describeEachDialect } from '../support/databases.js';
 import { http, type HttpResponse } from '../support/http.js';
 import { startServer, type TestServer } from '../support/start-server.js';
@@ -165,7 +165,7 @@ describe('request.principal', () => {
     app = Fastify({ logger: false });
     installErrorHandling(app, { exposeInternals: false });
     const authenticator = createAuthenticator({ adminRole: 'ADMIN', jwtSecret: SECRET, adminKey: ADMIN_KEY, roleClaim: 'app_metadata.role' });
-    installRequestContext(app, authenticator);
+    installRequestContext(app, authenticator, createContextFactory(undefined));
     // A test-only route: what a front-end will read.
     app.get('/whoami', (request) => {
       verifiedTokens = authenticator.verifications;
@@ -212,7 +212,7 @@ describe('an issuer whose key set does not answer', () => {
     const app = Fastify({ logger: false });
     installErrorHandling(app, { exposeInternals: false });
     // Port 1 on the loopback: nothing listens, the fetch is refused at once.
-    installRequestContext(app, createAuthenticator({ adminRole: 'ADMIN', jwksUrl: 'http://127.0.0.1:1/jwks.json' }));
+    installRequestContext(app, createAuthenticator({ adminRole: 'ADMIN', jwksUrl: 'http://127.0.0.1:1/jwks.json' }), createContextFactory(undefined));
     app.get('/whoami', (request) => principalOf(request));
     await app.ready();
     try {

@@ -7,6 +7,7 @@
 import { EventSource } from 'eventsource';
 import { createClient as createSseClient } from 'graphql-sse';
 import { createClient as createWsClient } from 'graphql-ws';
+import { Agent, fetch as undiciFetch } from 'undici';
 import WebSocket from 'ws';
 
 export class Queue<T> {
@@ -95,17 +96,20 @@ function subscriber(subscribe: Subscribe): LiveGraphqlClient['subscribe'] {
   };
 }
 
-/** A graphql-ws client over `ws`, sending `authorization` in connection_init as a browser would. */
-export function graphqlWsClient(baseUrl: string, authorization?: string, upgradeHeaders?: Record<string, string>): LiveGraphqlClient {
+/**
+ * A graphql-ws client over `ws`, sending `authorization` in connection_init as a browser would;
+ * `localAddress` connects from another loopback address (Linux routes all of 127/8 to loopback).
+ */
+export function graphqlWsClient(baseUrl: string, authorization?: string, upgradeHeaders?: Record<string, string>, localAddress?: string): LiveGraphqlClient {
   const client = createWsClient({
     url: `${baseUrl.replace(/^http/, 'ws')}/graphql`,
     // Headers on the upgrade request itself (a proxy's X-Forwarded-For), which a browser's WebSocket cannot send.
     webSocketImpl:
-      upgradeHeaders === undefined
+      upgradeHeaders === undefined && localAddress === undefined
         ? WebSocket
         : class extends WebSocket {
             constructor(address: string, protocols?: string | string[]) {
-              super(address, protocols, { headers: upgradeHeaders });
+              super(address, protocols, { headers: upgradeHeaders ?? {}, ...(localAddress === undefined ? {} : { localAddress }) });
             }
           },
     connectionParams: authorization === undefined ? {} : { Authorization: authorization },
@@ -115,12 +119,14 @@ export function graphqlWsClient(baseUrl: string, authorization?: string, upgrade
   return { subscribe: subscriber((payload, sink) => client.subscribe(payload, sink)), dispose: () => client.dispose() as Promise<void> };
 }
 
-/** A graphql-sse client (distinct connections) on /graphql/stream. */
-export function graphqlSseClient(baseUrl: string, authorization?: string): LiveGraphqlClient {
+/** A graphql-sse client (distinct connections) on /graphql/stream, from `localAddress` when given. */
+export function graphqlSseClient(baseUrl: string, authorization?: string, localAddress?: string): LiveGraphqlClient {
+  const dispatcher = localAddress === undefined ? undefined : new Agent({ localAddress });
   const client = createSseClient({
     url: `${baseUrl}/graphql/stream`,
     headers: authorization === undefined ? {} : { authorization },
     retryAttempts: 0,
+    ...(dispatcher === undefined ? {} : { fetchFn: (input: string, init?: object) => undiciFetch(input, { ...init, dispatcher }) }),
   });
   return {
     subscribe: subscriber((payload, sink) => client.subscribe(payload, sink)),

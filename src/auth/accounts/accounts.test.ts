@@ -4,10 +4,11 @@ import { loadExampleModel } from '../../../test/support/start-server.js';
 import { createEngine } from '../../engine/engine.js';
 import { ANONYMOUS } from '../../plan/principal.js';
 import { migrate } from '../../storage/migrate/migrate.js';
-import { createAccounts, type AccountRequest } from './accounts.js';
+import { testContext } from '../../../test/support/contexts.js';
+import { accountRequestOf, createAccounts } from './accounts.js';
 import { createPasswordHasher } from './password-hash.js';
 
-const REQUEST: AccountRequest = { principal: ANONYMOUS, address: '127.0.0.1', log: { info: () => undefined, warn: () => undefined } };
+const REQUEST = accountRequestOf({ ...testContext(ANONYMOUS), client: { key: 'ip:127.0.0.1', address: '127.0.0.1' } });
 
 it('hashes with argon2id and the parameters asked for, and tells an outdated hash', async () => {
   const hasher = createPasswordHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });

@@ -5,6 +5,7 @@ import type { Engine } from '../../engine/engine.js';
 import { ApiError } from '../../errors/api-error.js';
 import { planCreate, planDelete, planUpdate } from '../../plan/build-write.js';
 import { ownAccountId, type Principal } from '../../plan/principal.js';
+import { serverContext, type RequestContext } from '../../plan/request-context.js';
 import { validateInput } from '../../plan/validate-input.js';
 import type { AccountType, ResourceType } from '../../schema/model.js';
 import { recordAccountEvent } from '../../storage/account-events.js';
@@ -56,6 +57,13 @@ export interface AccountRequest {
   /** The client's address, for rate limits and the log. */
   readonly address: string;
   readonly log: AccountLog;
+  /** The request's context: the flow's own writes are charged to it. */
+  readonly context: RequestContext;
+}
+
+/** A flow's request, from the request context of whichever transport carried it. */
+export function accountRequestOf(context: RequestContext): AccountRequest {
+  return { principal: context.principal, address: context.client.address, log: context.log, context };
 }
 
 export interface AccountLog {
@@ -159,12 +167,12 @@ export async function createAccounts(engine: Engine, options: AccountsOptions = 
       // The create rule decides who may sign up, as it decides who may create the record any other way.
       const plan = planCreate(model, type.name, values, request.principal);
       const hash = await hasher.hash(secret);
-      const { id } = await engine.write(plan);
+      const { id } = await engine.write(request.context, plan);
       try {
         await store.setPassword(id, hash, now());
       } catch (error) {
         // Without its password the account could never sign in: take it back (its delete cascades).
-        await engine.write(planDelete(model, type.name, id, admin)).catch(() => undefined);
+        await engine.write(serverContext(admin, request.context.log), planDelete(model, type.name, id, admin)).catch(() => undefined);
         throw error;
       }
       request.log.info({ account: { event: 'sign-up', accountId: id, address: request.address } }, 'account signed up');
@@ -303,7 +311,7 @@ export async function createAccounts(engine: Engine, options: AccountsOptions = 
       const id = await store.consumeOneTimeToken(hashCredential(requiredText(token, 'token')), 'verify-email', now(), (_tx, accountId) => Promise.resolve(accountId));
       if (id === undefined) throw new ApiError('ONE_TIME_TOKEN_INVALID', { detail: 'The verification token is unknown, used or expired: ask for a new one' });
       // Through the engine, as an admin would set it: the change clock moves and the change is an event like any other.
-      await engine.write(planUpdate(model, type.name, id, validateInput(model, type, { [verified]: true }, 'patch'), admin));
+      await engine.write(serverContext(admin, request.context.log), planUpdate(model, type.name, id, validateInput(model, type, { [verified]: true }, 'patch'), admin));
       request.log.info({ account: { event: 'email-verified', accountId: id, address: request.address } }, 'email verified');
     },
 

@@ -2,6 +2,8 @@ import { ApiError } from '../../errors/api-error.js';
 import type { EventHub, EventMessage } from '../../events/event-hub.js';
 import type { FilterInput } from '../../plan/build-filter.js';
 import { askerKey } from '../../plan/principal.js';
+import { unlimitedMeter } from '../../plan/request-context.js';
+import { readCost } from '../../engine/request-meter.js';
 import { imageReadProblem, readImage } from '../../plan/read-image.js';
 import type { ReadPlan } from '../../plan/read-plan.js';
 import { toCamelCase } from '../../util/naming.js';
@@ -39,8 +41,19 @@ interface Feed {
   readonly members: Set<Member>;
   /** The subscriber's message for an event, or undefined when they are not to hear of it. */
   readonly render: (event: EventMessage) => Promise<StreamResult | undefined>;
+  /** What subscribing to it costs: what its plan may read, as one read of it is charged. */
+  readonly cost: number;
   /** Events are read one after another, in publication order. */
   queue: Promise<void>;
+}
+
+/** A question planned for its feed: what the feed is keyed by and reads with. */
+interface PlannedFeed {
+  readonly key: string;
+  readonly eventType: string;
+  readonly listStep: DataStep;
+  readonly live: Extract<LiveOperation, { kind: 'live' }>;
+  readonly cost: number;
 }
 
 interface Member {
@@ -90,7 +103,11 @@ export class ChangeEventFeeds {
   async subscribe(request: EventSubscription): Promise<PushIterator<StreamResult>> {
     const { ctx, step } = request;
     const after = cursorOf(step.args['after']);
-    const feed = this.#feedFor(request);
+    const planned = this.#plan(request);
+    // Charged when it starts, as the first answer of a live read is: its events are the feed's, read once for every subscriber.
+    const charged = ctx.context.meter.spend(planned.cost);
+    if (charged !== undefined) await charged;
+    const feed = this.#feedFor(request, planned);
     const results = pushIterator<StreamResult>(
       () => {
         // Only ever called after `member` is made: the iterator ends when it is returned or falls behind.
@@ -114,19 +131,30 @@ export class ChangeEventFeeds {
     return results;
   }
 
-  #feedFor(request: EventSubscription): Feed {
+  /** The question's feed as it is known, or planned now, so a question over the limits, or one a deleted record cannot answer, is refused when subscribing. */
+  #plan(request: EventSubscription): PlannedFeed | Feed {
     const { ctx, op, step } = request;
     const eventType = `${toCamelCase(step.role.type.name)}.${step.role.kind}`;
     // What decides the message: the question (key, selection, filter) and whose view it is.
-    const key = `${JSON.stringify([eventType, step.key, step.filter ?? null, step.select])} ${askerKey(ctx.engine.model, ctx.principal)}`;
+    const key = `${JSON.stringify([eventType, step.key, step.filter ?? null, step.select])} ${askerKey(ctx.engine.model, ctx.context.principal)}`;
     const known = this.#feeds.get(key);
     if (known !== undefined) return known;
     const listStep: DataStep = { ...step, role: { kind: 'list', type: step.role.type }, list: { filter: step.filter, first: 1 }, filter: step.filter, args: {} };
-    // Planned now, so a question over the limits, or one a deleted record cannot answer, is refused when subscribing.
     const live = liveOperation(ctx, { ...op, steps: [listStep], reads: undefined });
     if (live.kind === 'failed') throw new SubscriptionRefused(live.body);
-    const render = rendererOf(request, listStep, live);
-    const feed: Feed = { key, eventType, members: new Set(), render, queue: Promise.resolve() };
+    return { key, eventType, listStep, live, cost: readCost(live.plans) };
+  }
+
+  #feedFor(request: EventSubscription, planned: PlannedFeed | Feed): Feed {
+    const known = this.#feeds.get(planned.key);
+    if (known !== undefined) return known;
+    // Another subscriber's feed was planned but has gone since: plan it again.
+    if (!('listStep' in planned)) return this.#feedFor(request, this.#plan(request));
+    const { key, eventType, listStep, live, cost } = planned;
+    // The feed reads for all its subscribers: with the first one's view, charged to nobody's request (each paid when subscribing).
+    const shared: EventSubscription = { ...request, ctx: { ...request.ctx, context: { ...request.ctx.context, meter: unlimitedMeter() } } };
+    const render = rendererOf(shared, listStep, live);
+    const feed: Feed = { key, eventType, members: new Set(), render, cost, queue: Promise.resolve() };
     // Registered before anything awaits, so a second subscriber with the same question finds this one.
     this.#feeds.set(key, feed);
     let set = this.#byType.get(eventType);
@@ -295,9 +323,9 @@ function rendererOf(request: EventSubscription, listStep: DataStep, live: Extrac
 }
 
 function imageRenderer(request: EventSubscription, live: Extract<LiveOperation, { kind: 'live' }>, plan: ReadPlan, image: 'record' | 'previous'): Feed['render'] {
-  const { engine } = request.ctx;
+  const { engine, context } = request.ctx;
   const readOne = async (related: ReadPlan): Promise<string | null> => {
-    const result = await engine.read(related);
+    const result = await engine.read(related, context);
     return result.kind === 'one' ? result.json : null;
   };
   return async (event) => {

@@ -1,3 +1,4 @@
+import { testContext } from '../../../test/support/contexts.js';
 import { readFileSync } from 'node:fs';
 import { getVariableValues, GraphQLID, Kind, parse, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
@@ -31,7 +32,7 @@ function rememberQuery(templates: OperationTemplates, document: string, variable
   const coerced = getVariableValues(generated.schema, operation.variableDefinitions ?? [], variables);
   if (coerced.errors !== undefined) throw new Error(coerced.errors.map((error) => error.message).join('; '));
   const compiled = compileOperation({ schema: generated.schema, fragments, variables: coerced.coerced, generated }, operation);
-  const reads = planReads({ engine: { model }, planLimits: DEFAULT_LIMITS, principal: ADMIN }, compiled.steps);
+  const reads = planReads({ engine: { model }, planLimits: DEFAULT_LIMITS, context: testContext(ADMIN) }, compiled.steps);
   const slots = findSlotVariables(operation, fragments, generated.query);
   const slotNames = new Set(slots.map((slot) => slot.name));
   const keyed = (operation.variableDefinitions ?? []).map((definition) => definition.variable.name.value).filter((name) => !slotNames.has(name));

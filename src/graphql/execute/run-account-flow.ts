@@ -1,4 +1,4 @@
-import type { AccountRequest, Session } from '../../auth/accounts/accounts.js';
+import { accountRequestOf, type Session } from '../../auth/accounts/accounts.js';
 import { planReadOne } from '../../plan/build-read.js';
 import type { AccountAction } from '../schema/roles.js';
 import type { RootStep } from './compile-operation.js';
@@ -13,8 +13,8 @@ type DataStep = Extract<RootStep, { kind: 'data' }>;
  */
 export async function runAccountFlow(ctx: RunContext, step: DataStep, action: AccountAction): Promise<string> {
   if (ctx.accounts === undefined) throw new Error('accounts mutation without an accounts service');
-  const { flows, address, log } = ctx.accounts;
-  const request: AccountRequest = { principal: ctx.principal, address, log };
+  const flows = ctx.accounts;
+  const request = accountRequestOf(ctx.context);
   const args = step.args;
   const identifier = args[flows.account.identifier];
   switch (action) {
@@ -62,10 +62,10 @@ async function sessionJson(ctx: RunContext, step: DataStep, session: Session): P
 
 /** The account as the one who just signed in sees it: the same plan and rules as `me` would use. */
 async function accountJson(ctx: RunContext, step: DataStep, session: Session): Promise<string> {
-  const flows = ctx.accounts?.flows;
+  const flows = ctx.accounts;
   if (flows === undefined) throw new Error('accounts mutation without an accounts service');
   const principal = flows.principalOf(session);
   const plan = planReadOne(ctx.engine.model, step.role.type.name, session.accountId, step.select, { limits: ctx.planLimits, fromText: false, principal });
-  const result = await ctx.engine.read(plan);
+  const result = await ctx.engine.read(plan, ctx.context);
   return result.kind === 'one' && result.json !== null ? result.json : 'null';
 }

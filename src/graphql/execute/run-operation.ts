@@ -1,9 +1,10 @@
 import { OperationTypeNode, type FieldNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
-import type { CachePolicy, Engine, ReadResult, RequestMeter } from '../../engine/engine.js';
+import type { CachePolicy, Engine, ReadResult } from '../../engine/engine.js';
 import { ApiError, isApiError } from '../../errors/api-error.js';
 import { planReadList, planReadOne, type PlanLimits, type PlanOptions } from '../../plan/build-read.js';
-import { ownAccountId, type Principal } from '../../plan/principal.js';
-import type { AccountLog, Accounts } from '../../auth/accounts/accounts.js';
+import { ownAccountId } from '../../plan/principal.js';
+import type { RequestContext } from '../../plan/request-context.js';
+import type { Accounts } from '../../auth/accounts/accounts.js';
 import type { ReadPlan } from '../../plan/read-plan.js';
 import { planCreate, planDelete, planLink, planUpdate } from '../../plan/build-write.js';
 import { validateInput } from '../../plan/validate-input.js';
@@ -16,16 +17,12 @@ import type { RootStep } from './compile-operation.js';
 import { runAccountFlow } from './run-account-flow.js';
 import { introspect, type FieldOutcome } from './introspect.js';
 
-export interface RunContext {
+export interface RunContext extends PlanContext {
   readonly engine: Engine;
   readonly generated: GeneratedSchema;
-  readonly planLimits: PlanLimits;
-  readonly principal: Principal;
   readonly format: FormatOptions;
-  /** The accounts flows, when a type is marked `@account`, with the client's address and the request's log. */
-  readonly accounts?: { readonly flows: Accounts; readonly address: string; readonly log: AccountLog } | undefined;
-  /** The request's budget and clock (the edge's request context). */
-  readonly meter: RequestMeter | undefined;
+  /** The accounts flows, when a type is marked `@account`. */
+  readonly accounts?: Accounts | undefined;
 }
 
 export interface RunnableOperation {
@@ -43,11 +40,11 @@ export interface RunnableOperation {
 /** A data step's read plan, or the error planning it gave (that field's error in the response). */
 export type PlannedRead = { readonly plan: ReadPlan } | { readonly error: unknown };
 
-/** What planning needs: the model, the limits and who is asking. */
+/** What planning needs: the model, the limits and the request (who is asking). */
 export interface PlanContext {
   readonly engine: Pick<Engine, 'model'>;
   readonly planLimits: PlanLimits;
-  readonly principal: Principal;
+  readonly context: RequestContext;
 }
 
 /** Conditional-read facts, for GET and persisted operations. */
@@ -120,10 +117,9 @@ export async function runOperation(ctx: RunContext, op: RunnableOperation, cache
       const response = await ctx.engine.readCached({
         plans: planned.map((entry) => entry.plan),
         key: cache.key,
-        principal: ctx.principal,
+        context: ctx.context,
         ifNoneMatch: cache.ifNoneMatch,
         ifModifiedSince: cache.ifModifiedSince,
-        meter: ctx.meter,
         render: (results) => {
           planned.forEach((entry, i) => {
             outcomes[entry.index] = withErrors(ctx, entry.step, entry.plan, jsonOf(entry.step, results[i] as ReadResult));
@@ -144,7 +140,7 @@ export async function runOperation(ctx: RunContext, op: RunnableOperation, cache
   // Charged together and run side by side; a refusal of the charge refuses the request (429).
   const settled = await ctx.engine.readEach(
     planned.map((entry) => entry.plan),
-    ctx.meter,
+    ctx.context,
   );
   planned.forEach((entry, i) => {
     const result = settled[i] as PromiseSettledResult<ReadResult>;
@@ -219,7 +215,7 @@ function withErrors(ctx: RunContext, step: DataStep, plan: ReadPlan, json: strin
 
 /** GraphQL answers a field the asker may not read as null with an error at its path, the rest of the data kept. */
 function planOptions(ctx: PlanContext): PlanOptions {
-  return { limits: ctx.planLimits, fromText: false, principal: ctx.principal, withhold: true };
+  return { limits: ctx.planLimits, fromText: false, principal: ctx.context.principal, withhold: true };
 }
 
 /**
@@ -249,7 +245,7 @@ function readPlanOf(ctx: PlanContext, step: DataStep): ReadPlan {
     case 'one':
       return planReadOne(model, type, idArgument(step.args['id']), step.select, options);
     case 'me':
-      return planReadOne(model, type, ownAccountId(ctx.principal), step.select, options);
+      return planReadOne(model, type, ownAccountId(ctx.context.principal), step.select, options);
     case 'list':
       return planReadList(model, type, step.list ?? {}, step.select, options);
     case 'count':
@@ -274,7 +270,7 @@ async function runMutation(ctx: RunContext, step: DataStep): Promise<Read> {
   let plan: ReadPlan | undefined;
   const readPlan = (id: string): ReadPlan => (plan = planReadOne(model, type.name, id, step.select, options));
   const readBack = async (id: string): Promise<Read> => {
-    const result = await engine.read(readPlan(id));
+    const result = await engine.read(readPlan(id), ctx.context);
     return { json: result.kind === 'one' && result.json !== null ? result.json : 'null', plan };
   };
   const role = step.role;
@@ -282,13 +278,13 @@ async function runMutation(ctx: RunContext, step: DataStep): Promise<Read> {
     case 'create': {
       const values = validateInput(model, type, step.args['input'] ?? {}, 'create');
       // Where the create can render its selection in its own statement (PostgreSQL), no second read.
-      const { id, record } = await engine.write(planCreate(model, type.name, values, ctx.principal), undefined, readPlan, ctx.meter);
+      const { id, record } = await engine.write(ctx.context, planCreate(model, type.name, values, ctx.context.principal), undefined, readPlan);
       return record === undefined ? readBack(id) : { json: record, plan };
     }
     case 'update': {
       const id = idArgument(step.args['id']);
       const values = validateInput(model, type, step.args['input'] ?? {}, 'patch');
-      await engine.write(planUpdate(model, type.name, id, values, ctx.principal), undefined, undefined, ctx.meter);
+      await engine.write(ctx.context, planUpdate(model, type.name, id, values, ctx.context.principal));
       return readBack(id);
     }
     case 'delete':
@@ -298,7 +294,7 @@ async function runMutation(ctx: RunContext, step: DataStep): Promise<Read> {
     case 'connect':
     case 'disconnect': {
       const id = idArgument(step.args['id']);
-      await engine.write(planLink(model, role.kind, type.name, role.field.name, id, idArgument(step.args['targetId']), ctx.principal), undefined, undefined, ctx.meter);
+      await engine.write(ctx.context, planLink(model, role.kind, type.name, role.field.name, id, idArgument(step.args['targetId']), ctx.context.principal));
       return readBack(id);
     }
     default:
@@ -316,19 +312,14 @@ async function deleteReturning(ctx: RunContext, step: DataStep, id: string): Pro
   const plan = planReadOne(ctx.engine.model, type.name, id, step.select, planOptions(ctx));
   let before = null as string | null;
   try {
-    await ctx.engine.write(
-      planDelete(ctx.engine.model, type.name, id, ctx.principal),
-      {
-        ifMatch: '*',
-        plan,
-        render: (result) => {
-          before = result.kind === 'one' ? result.json : null;
-          return before ?? undefined;
-        },
+    await ctx.engine.write(ctx.context, planDelete(ctx.engine.model, type.name, id, ctx.context.principal), {
+      ifMatch: '*',
+      plan,
+      render: (result) => {
+        before = result.kind === 'one' ? result.json : null;
+        return before ?? undefined;
       },
-      undefined,
-      ctx.meter,
-    );
+    });
   } catch (error) {
     // `If-Match: *` fails only when there is no record: that is a 404 here.
     if (before === null && isApiError(error) && error.code === 'PRECONDITION_FAILED') {

@@ -3,9 +3,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ExecutionResult } from 'graphql';
 import { TOKEN_HEADER_KEY, TOKEN_QUERY_KEY } from 'graphql-sse';
 import { createHandler } from 'graphql-sse/lib/use/fastify';
-import { principalOf } from '../../auth/request-principal.js';
+import { contextOf } from '../../auth/request-principal.js';
 import { ApiError, isApiError } from '../../errors/api-error.js';
-import { principalKey, type Principal } from '../../plan/principal.js';
+import type { RequestContext } from '../../plan/request-context.js';
 import type { GraphqlHandler, StreamResult } from '../handle-graphql.js';
 import { paramsFromJson } from '../http/graphql-params.js';
 import { SseBackpressure } from './sse-backpressure.js';
@@ -32,8 +32,10 @@ export type OpenSseStreams = Set<FastifyReply>;
  * GraphQL over Server-Sent Events (the graphql-sse protocol, both its
  * distinct-connections and single-connection modes), with every operation
  * going through the handler's own pipeline (`operate`): a subscription is a
- * live query, sent now and on every change. The principal is the request's,
- * set at the edge as for any other route.
+ * live query, sent now and on every change. Each operation runs with the
+ * context of the request that carried it (set at the edge as for any other
+ * route): its principal, budget and method — a stream opened by GET runs no
+ * mutation.
  */
 export function createGraphqlSseRoute(handler: GraphqlHandler, streams: OpenSseStreams): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
   /** The token made for a request that brought none (a PUT's is its reservation). */
@@ -64,15 +66,9 @@ export function createGraphqlSseRoute(handler: GraphqlHandler, streams: OpenSseS
     },
     onSubscribe: async (req, params) => {
       const request = req.raw;
-      const principal = principalOf(request);
       let outcome;
       try {
-        outcome = await handler.operate({
-          params: paramsFromJson(params),
-          principal,
-          client: clientOf(principal, request.ip),
-          log: request.log,
-        });
+        outcome = await handler.operate({ params: paramsFromJson(params), context: streamContext(contextOf(request)) });
       } catch (error) {
         // Parameters the pipeline refused before running (a batch, a non-object): a request error.
         if (!isApiError(error)) throw error;
@@ -86,7 +82,7 @@ export function createGraphqlSseRoute(handler: GraphqlHandler, streams: OpenSseS
     },
   });
   return async (request, reply) => {
-    const client = clientOf(principalOf(request), request.ip);
+    const client = contextOf(request).client.key;
     if (request.method === 'PUT' && (held.get(client) ?? 0) >= MAX_RESERVATIONS_PER_CLIENT) {
       throw new ApiError('LIVE_READS_LIMIT', { detail: `At most ${MAX_RESERVATIONS_PER_CLIENT} reserved streams per client; connect or close one first` });
     }
@@ -123,6 +119,7 @@ export function createGraphqlSseRoute(handler: GraphqlHandler, streams: OpenSseS
   };
 }
 
-function clientOf(principal: Principal, address: string): string {
-  return principal.via === 'anonymous' ? `address ${address}` : principalKey(principal);
+/** The request's context, as the transport that carries the operation. */
+function streamContext(context: RequestContext): RequestContext {
+  return { ...context, site: { ...context.site, transport: 'graphql-sse' } };
 }

@@ -4,25 +4,36 @@ import type { Duplex } from 'node:stream';
 import { parse, type DocumentNode, type ExecutionArgs, type ExecutionResult, type FormattedExecutionResult } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import { principalKey, type Principal } from '../../plan/principal.js';
+import type { Principal } from '../../plan/principal.js';
+import type { RequestContext } from '../../plan/request-context.js';
 import type { GraphqlHandler, StreamOutcome } from '../handle-graphql.js';
 import { paramsFromJson } from '../http/graphql-params.js';
-import { isApiError } from '../../errors/api-error.js';
+import { isApiError, type ApiError } from '../../errors/api-error.js';
 import { onCredentialExpiry } from '../../auth/credential-expiry.js';
 
-/** Turns an `Authorization` value into a principal (the HTTP edge's authenticator); throws for a bad credential. */
-export type Authenticate = (authorization: string | undefined) => Principal | Promise<Principal>;
+/** A socket the edge accepted: who is on it, and the context of each operation it sends. */
+export interface SocketSession {
+  readonly principal: Principal;
+  /** A fresh context (its own meter) for one operation: the same budget, client key and limits as an HTTP request. */
+  operation(): RequestContext;
+}
+
+/** What the HTTP edge (src/server/) decides for WebSockets, so a socket passes through the same checks as a request. */
+export interface SocketEdge {
+  /** Why an upgrade is refused before it becomes a socket (a cross-site page), or undefined. */
+  refuseUpgrade(request: IncomingMessage): ApiError | undefined;
+  /** Authenticates the socket's credential; rejects for a bad one. */
+  open(authorization: string | undefined, request: IncomingMessage): Promise<SocketSession>;
+}
 
 export interface GraphqlWsOptions {
   readonly path: string;
   readonly handler: GraphqlHandler;
-  readonly authenticate: Authenticate;
+  readonly edge: SocketEdge;
   /** Operations a socket may have running at once (default 100). */
   readonly maxOperationsPerSocket?: number;
   /** Largest message accepted, in bytes (the JSON body limit). */
   readonly maxPayload: number;
-  /** The upgrade request's client address (behind trusted proxies, the one they name). */
-  readonly clientAddress: (request: IncomingMessage) => string;
 }
 
 /** Documents graphql-ws is handed so it picks `execute` or `subscribe`; the real document went through our own pipeline. */
@@ -35,9 +46,11 @@ const STREAM: DocumentNode = parse('subscription { __typename }');
  * socket's principal comes from `connection_init`'s `Authorization` (a
  * browser cannot set headers on a WebSocket) or else the upgrade request's
  * header, through the same authenticator as HTTP; a bad credential closes
- * the socket with 4403, as does its expiry. Every operation goes through the GraphQL handler's
- * own pipeline (`operate`): queries and mutations as over HTTP, and
- * subscriptions as live queries.
+ * the socket with 4403, as does its expiry. An upgrade from another site is
+ * refused (no preflight protects a WebSocket). Every operation goes through
+ * the GraphQL handler's own pipeline (`operate`) with its own request
+ * context: queries and mutations as over HTTP, subscriptions as live
+ * queries, each charged and limited as over HTTP.
  */
 export function attachGraphqlWs(app: FastifyInstance, options: GraphqlWsOptions): void {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload });
@@ -50,25 +63,28 @@ export function attachGraphqlWs(app: FastifyInstance, options: GraphqlWsOptions)
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
+    const refused = options.edge.refuseUpgrade(request);
+    if (refused !== undefined) {
+      const body = JSON.stringify({ status: refused.status, code: refused.code, title: refused.title, detail: refused.detail });
+      socket.end(
+        `HTTP/1.1 ${refused.status} ${refused.title}\r\nConnection: close\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      return;
+    }
     upgraded.add(socket);
     socket.once('close', () => upgraded.delete(socket));
     sockets.handleUpgrade(request, socket, head, (ws) => sockets.emit('connection', ws, request));
   });
-  const principals = new WeakMap<object, Principal>();
+  const sessions = new WeakMap<object, SocketSession>();
   /** Subscriptions running on each socket. */
   const running = new WeakMap<object, number>();
   const refusal = (code: string, message: string): StreamOutcome => ({ kind: 'single', result: { errors: [{ message, extensions: { code } }] } });
-  const operate = async (ctx: object & { readonly extra: { readonly request: IncomingMessage } }, payload: unknown): Promise<StreamOutcome> => {
-    const principal = principals.get(ctx);
-    if (principal === undefined) return refusal('UNAUTHENTICATED', 'The connection was not initialised');
+  const operate = async (ctx: object, payload: unknown): Promise<StreamOutcome> => {
+    const session = sessions.get(ctx);
+    if (session === undefined) return refusal('UNAUTHENTICATED', 'The connection was not initialised');
     if ((running.get(ctx) ?? 0) >= maxOperations) return refusal('LIVE_READS_LIMIT', `At most ${maxOperations} subscriptions at once on one socket`);
     try {
-      return await options.handler.operate({
-        params: paramsFromJson(payload),
-        principal,
-        client: principal.via === 'anonymous' ? `address ${options.clientAddress(ctx.extra.request)}` : principalKey(principal),
-        log: app.log,
-      });
+      return await options.handler.operate({ params: paramsFromJson(payload), context: session.operation() });
     } catch (error) {
       // Parameters the pipeline refused before running (a batch, a non-object).
       if (!isApiError(error)) throw error;
@@ -82,10 +98,10 @@ export function attachGraphqlWs(app: FastifyInstance, options: GraphqlWsOptions)
         const fromInit = ctx.connectionParams?.['Authorization'] ?? ctx.connectionParams?.['authorization'];
         const authorization = typeof fromInit === 'string' ? fromInit : ctx.extra.request.headers.authorization;
         try {
-          const principal = await options.authenticate(authorization);
-          principals.set(ctx, principal);
+          const session = await options.edge.open(authorization, ctx.extra.request);
+          sessions.set(ctx, session);
           // The socket lives on its credential: when the token expires, it closes like a refused one (4403).
-          const cancel = onCredentialExpiry(principal, () => ctx.extra.socket.close(4403, 'Credential expired'));
+          const cancel = onCredentialExpiry(session.principal, () => ctx.extra.socket.close(4403, 'Credential expired'));
           ctx.extra.socket.once('close', cancel);
           return true;
         } catch {
