@@ -75,7 +75,7 @@ async function firstEvent(response: Awaited<ReturnType<typeof undiciFetch>>): Pr
 
 describeEachDialect('transport parity', (ctx) => {
   let server: TestServer;
-  let clients: LiveGraphqlClient[] = [];
+  const clients: LiveGraphqlClient[] = [];
   let accountNumber = 0;
 
   beforeAll(async () => {
@@ -354,11 +354,11 @@ describeEachDialect('transport parity', (ctx) => {
           const token = `Bearer ${await issueToken(SECRET, { sub: member.sub, role: 'MEMBER', sid: `s${index}` }, 3600 + index)}`;
           const live = await watch(other, token);
           expect(live.code, other).toBeUndefined();
-          open.push(live.close);
+          open.push(() => live.close());
         }
         expect(open.length).toBe(MAX_LIVE_PER_CLIENT);
         const refused = await watch(transport, `Bearer ${await issueToken(SECRET, { sub: member.sub, role: 'MEMBER', sid: 'last' }, 7200)}`);
-        open.push(refused.close);
+        open.push(() => refused.close());
         expect(refused.code).toBe('LIVE_READS_LIMIT');
       } finally {
         for (const close of open) close();
