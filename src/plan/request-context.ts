@@ -41,6 +41,10 @@ export interface RequestSite {
   readonly transport: Transport;
   /** The HTTP method that carried the operation (`GET` for a graphql-sse stream opened by GET); `POST` for a WebSocket message. */
   readonly method: string;
+  /** The `Origin` a browser sent (a WebSocket's is its upgrade's), if any. */
+  readonly origin?: string | undefined;
+  /** Fetch metadata: the `Sec-Fetch-Site` a browser sent, if any. */
+  readonly fetchSite?: string | undefined;
 }
 
 /**

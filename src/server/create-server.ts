@@ -24,6 +24,7 @@ import { crossSiteGuard, upgradeRefusal } from './cross-site-guard.js';
 import { registerSecurityHeaders } from './security-headers.js';
 import { closeAfterUnreadBody, installErrorHandling } from './error-handler.js';
 import { DEFAULT_LINGER, type LingerLimits } from './lingering-close.js';
+import { header } from '../util/http-request.js';
 import { createContextFactory, installRequestContext } from './request-context.js';
 import { createRateLimits, type RateLimitOptions } from './rate-limits.js';
 import { RequestLog } from './request-log.js';
@@ -222,7 +223,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
       open: async (authorization, request) => {
         const principal = await authenticator.authenticate(authorization);
         const address = proxyAddr(request, trustedProxy);
-        return { principal, operation: () => contexts.create(principal, address, app.log, { transport: 'graphql-ws', method: 'POST' }) };
+        const site = { transport: 'graphql-ws', method: 'POST', origin: request.headers.origin, fetchSite: header(request, 'sec-fetch-site') } as const;
+        return { principal, operation: () => contexts.create(principal, address, app.log, site) };
       },
     },
     maxMessageBytes: options.bodyLimit ?? 1024 * 1024,

@@ -4,7 +4,8 @@ import type { Authenticator } from '../auth/authenticator.js';
 import { challengeFor } from '../auth/www-authenticate.js';
 import { ApiError, isApiError } from '../errors/api-error.js';
 import type { Principal } from '../plan/principal.js';
-import { clientKey, type ContextLog, type RequestContext, type RequestMeter, type Transport } from '../plan/request-context.js';
+import { clientKey, type ContextLog, type RequestContext, type RequestMeter, type RequestSite } from '../plan/request-context.js';
+import { header } from '../util/http-request.js';
 import type { ActivePolicy, RateLimits } from './rate-limits.js';
 // For its `FastifyRequest.requestContext` declaration.
 import '../auth/request-principal.js';
@@ -67,7 +68,7 @@ function secondsUntil(ms: number): number {
 /** Builds the request context of every way in, with the server's limits: the one place a context is made. */
 export interface ContextFactory {
   /** The context of one operation: an HTTP request, or one message on a WebSocket (each with its own meter). */
-  create(principal: Principal, address: string, log: ContextLog, site: { readonly transport: Transport; readonly method: string }, start?: number): RequestContext;
+  create(principal: Principal, address: string, log: ContextLog, site: RequestSite, start?: number): RequestContext;
 }
 
 export function createContextFactory(limits: RateLimits | undefined): ContextFactory {
@@ -92,7 +93,8 @@ export function installRequestContext(app: FastifyInstance, authenticator: Authe
   // Fastify 5 takes only primitives here; the hook sets the real value.
   app.decorateRequest('requestContext', null);
   const begin = (request: FastifyRequest, principal: Principal, start: number): void => {
-    request.requestContext = contexts.create(principal, request.ip, request.log, { transport: 'http', method: request.method }, start);
+    const site = { transport: 'http', method: request.method, origin: header(request, 'origin'), fetchSite: header(request, 'sec-fetch-site') } as const;
+    request.requestContext = contexts.create(principal, request.ip, request.log, site, start);
   };
   app.addHook('onRequest', (request, reply, done) => {
     const start = performance.now();
