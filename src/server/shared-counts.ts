@@ -68,7 +68,7 @@ export class SharedCounts {
     this.#schedule = AsyncResource.bind((delay: number) => setTimeout(() => void this.#trade(), delay).unref());
   }
 
-  /** Takes `cost` points from `key`'s window if they fit in `points`; a refusal takes nothing. */
+  /** Takes `cost` points from `key`'s window; `taken` when they fit in `points` (a refusal counts all the same). */
   take(key: string, points: number, windowMs: number, cost: number): Verdict {
     const now = this.#now();
     if (now >= this.#nextSweep) this.#sweep(now);
@@ -78,15 +78,14 @@ export class SharedCounts {
       entry = { key, windowEnd, mine: 0, others: 0 };
       this.#entries.set(key, entry);
     }
-    const used = entry.mine + entry.others;
-    const msBeforeNext = windowEnd - now;
-    if (used + cost > points) return { taken: false, remainingPoints: Math.max(0, points - used), msBeforeNext };
+    // A refused request counts too: a client that keeps hammering stays refused until the window ends.
+    const used = entry.mine + entry.others + cost;
     entry.mine += cost;
     if (this.#exchange !== undefined) {
       this.#charged.add(entry);
       if (this.#timer === undefined && !this.#running) this.#arm(now);
     }
-    return { taken: true, remainingPoints: points - used - cost, msBeforeNext };
+    return { taken: used <= points, remainingPoints: Math.max(0, points - used), msBeforeNext: windowEnd - now };
   }
 
   /** Stops exchanging (the server is closing). */
