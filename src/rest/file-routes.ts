@@ -14,6 +14,7 @@ import { planUpdate } from '../plan/build-write.js';
 import { validateInput } from '../plan/validate-input.js';
 import type { FileField, ResourceType } from '../schema/model.js';
 import { header } from '../util/http-request.js';
+import { addVary } from '../util/vary.js';
 import { methodNotAllowed } from './route-helpers.js';
 
 export interface FileRoutesOptions {
@@ -124,7 +125,7 @@ async function sendVariant(files: FileService, widths: readonly number[], reques
   // Named after the original's key and the width, with the extension of the format served (which Accept chose).
   fileHeaders(reply, variant.etag, `${parsed.sha256}-${width}.${FORMAT_INFO[variant.format].extension}`, FORMAT_INFO[variant.format].mediaType);
   // The format depends on Accept: shared caches must key on it (RFC 9110 §12.5.5).
-  reply.header('vary', 'Accept');
+  addVary(reply, 'Accept');
   if (ifNoneMatchMatches(header(request, 'if-none-match'), variant.etag)) return reply.code(304).send();
   reply.header('content-length', String(variant.data.length));
   return request.method === 'HEAD' ? reply.send() : reply.send(variant.data);

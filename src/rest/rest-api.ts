@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CachedReadResponse, Engine, ReadResult, WritePrecondition } from '../engine/engine.js';
 import { cacheHeaders } from '../engine/cache-headers.js';
+import { setHeaders } from '../util/vary.js';
 import { strongEtag } from '../engine/validators.js';
 import { ApiError } from '../errors/api-error.js';
 import { planReadList, planReadOne, type PlanLimits } from '../plan/build-read.js';
@@ -278,7 +279,7 @@ function jsonBody(request: FastifyRequest): unknown {
 }
 
 function send(reply: FastifyReply, response: CachedReadResponse): void {
-  reply.headers(cacheHeaders(response, undefined));
+  setHeaders(reply, cacheHeaders(response, undefined));
   if (response.status === 304) {
     reply.code(304).send();
     return;
