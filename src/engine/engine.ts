@@ -8,6 +8,7 @@ import { cachePolicyOf, personalPolicy, type CachePolicy } from './cache-policy.
 import { askerKey } from '../plan/principal.js';
 import type { RequestContext } from '../plan/request-context.js';
 import { ChangeClock } from './change-clock.js';
+import { rulesHideChanges } from './hidden-changes.js';
 import { ReadExecutor, type ReadResult } from './read-executor.js';
 import { ifMatchMatches, ifNoneMatchMatches, lastModifiedHeader, strongEtag, unmodifiedSince, ValidatorCache } from './validators.js';
 import { WriteExecutor } from './write-executor.js';
@@ -167,7 +168,8 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     // Read before the data, so the data is never older than the version its ETag is remembered under.
     const state = await clock.stateOf(tables, revalidating ? 0 : SNAPSHOT_MAX_AGE_MS);
     const known = revalidating ? validators.get(key, state.version) : undefined;
-    const lastModified = lastModifiedHeader(state.changedAt);
+    // Under rules that hide rows or fields from this caller, the tables' clocks would tell of changes it may not see.
+    const lastModified = rulesHideChanges(model, request.plans, principal) ? undefined : lastModifiedHeader(state.changedAt);
     if (request.ifNoneMatch !== undefined) {
       // Revalidation: the clocks alone decide, without running the plans.
       if (known !== undefined && ifNoneMatchMatches(request.ifNoneMatch, known)) return { status: 304, etag: known, lastModified, policy };

@@ -151,7 +151,7 @@ describeEachDialect('CORS', (ctx) => {
   it('keeps Vary: Origin on cacheable reads beside the caching layers\' own Vary: REST and GraphQL GET, 200 and 304, anonymous and signed in', async () => {
     const names = (value: string | null): string[] => (value ?? '').split(',').map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
     const graphqlGet = `/graphql?query=${encodeURIComponent('{ users(first: 1) { id name } }')}`;
-    for (const auth of [{}, { authorization: `Bearer ${ADMIN_KEY}` }]) {
+    for (const auth of [{}, { authorization: `Bearer ${ADMIN_KEY}` }] as Record<string, string>[]) {
       for (const [path, accept, expected] of [
         ['/users?limit=1', 'application/json', ['origin', 'authorization', 'accept-encoding']],
         [graphqlGet, 'application/graphql-response+json', ['origin', 'accept', 'authorization', 'accept-encoding']],
