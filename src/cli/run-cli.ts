@@ -329,6 +329,7 @@ async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: b
     ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
     ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
     allowedHosts: [...(options.allowedHosts ?? []), ...boundHostName(options.host)],
+    fileAccess: options.filesAccess,
     graphql: {
       // Field suggestions help developers and help attackers map a schema: off in production.
       hideSuggestions: production,

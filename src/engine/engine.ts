@@ -9,6 +9,7 @@ import { askerKey } from '../plan/principal.js';
 import type { RequestContext } from '../plan/request-context.js';
 import { ChangeClock } from './change-clock.js';
 import { rulesHideChanges } from './hidden-changes.js';
+import { mayReadFile } from './file-readers.js';
 import { ReadExecutor, type ReadResult } from './read-executor.js';
 import { ifMatchMatches, ifNoneMatchMatches, lastModifiedHeader, strongEtag, unmodifiedSince, ValidatorCache } from './validators.js';
 import { WriteExecutor } from './write-executor.js';
@@ -118,6 +119,11 @@ export interface Engine {
   explain(plan: ReadPlan): { readonly sql: string; readonly params: readonly unknown[]; readonly tables: readonly string[] };
   /** The file store and image variants, when the engine has one. */
   readonly files: FileService | undefined;
+  /**
+   * Whether the context's principal may read some record holding the stored
+   * file `key`, in a field they may read (rules applied): one statement.
+   */
+  mayReadFile(key: string, context: RequestContext): Promise<boolean>;
   /**
    * Calls `listener` after each write of this process that committed an
    * event (src/events/ wakes up on it); returns the unsubscribe function.
@@ -230,6 +236,7 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     },
     readCached,
     write,
+    mayReadFile: (key, context) => timed(context.meter, () => mayReadFile(model, db, key, context.principal)),
     watch: (request, send) => live.watch(request, send),
     holdLive: (context) => live.hold(context),
     seed: (seedOptions) => seedDatabase(model, db, clock, seedOptions, files),

@@ -7,6 +7,7 @@ import { resolvePlanLimits, type PlanLimits } from '../plan/limits.js';
 import { ApiError } from '../errors/api-error.js';
 import { PROBLEM_CONTENT_TYPE, problemOf } from '../rest/problem.js';
 import { registerRestApi } from '../rest/rest-api.js';
+import type { FileAccess } from '../rest/file-routes.js';
 import { registerGraphqlApi, type GraphqlOptions } from '../graphql/graphql-api.js';
 import { registerOpenApi } from '../rest/openapi/register-openapi.js';
 import { multipartLimits } from '../files/multipart-parts.js';
@@ -107,6 +108,12 @@ export interface ServerOptions {
    * principal. DEFAULT_RATE_LIMITS when not given; `false` turns them off.
    */
   readonly rateLimits?: RateLimitOptions | false;
+  /**
+   * Who may fetch `/files/<key>`: `public` (the default: anyone holding the
+   * URL, served public and immutable) or `readers` (only callers who may read
+   * a record holding the file, rules applied; docs/files.md).
+   */
+  readonly fileAccess?: FileAccess;
   /** Webhook endpoints, event retention and the poll (src/events/, docs/events.md); events are published without them too. */
   readonly events?: Partial<EventsOptions>;
 }
@@ -228,7 +235,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     await app.register(multipart, { limits: multipartLimits(engine.files.limits, options.bodyLimit ?? 1024 * 1024) });
   }
   const limits = resolvePlanLimits(options.limits);
-  registerRestApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true, eventStream: options.eventStream, accounts });
+  registerRestApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true, eventStream: options.eventStream, accounts, fileAccess: options.fileAccess });
   registerGraphqlApi(app, {
     engine,
     limits,

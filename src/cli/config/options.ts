@@ -43,6 +43,14 @@ export const OPTIONS = {
     description: 'directory for uploaded files and their resized variants',
     path: true,
   },
+  filesAccess: {
+    key: 'filesAccess',
+    flag: '--files-access',
+    env: ['DIGLOT_FILES_ACCESS'],
+    kind: oneOf('<who>', ['public', 'readers'] as const),
+    default: 'public',
+    description: 'who may fetch /files/<key>: public (anyone with the URL; cached a year) or readers (callers who may read a record holding the file)',
+  },
   port: {
     key: 'port',
     flag: '--port',
