@@ -8,6 +8,8 @@ import { cachePolicyOf, personalPolicy, type CachePolicy } from './cache-policy.
 import { askerKey } from '../plan/principal.js';
 import type { RequestContext } from '../plan/request-context.js';
 import { ChangeClock } from './change-clock.js';
+import { rulesHideChanges } from './hidden-changes.js';
+import { mayReadFile } from './file-readers.js';
 import { ReadExecutor, type ReadResult } from './read-executor.js';
 import { ifMatchMatches, ifNoneMatchMatches, lastModifiedHeader, strongEtag, unmodifiedSince, ValidatorCache } from './validators.js';
 import { WriteExecutor } from './write-executor.js';
@@ -118,6 +120,11 @@ export interface Engine {
   /** The file store and image variants, when the engine has one. */
   readonly files: FileService | undefined;
   /**
+   * Whether the context's principal may read some record holding the stored
+   * file `key`, in a field they may read (rules applied): one statement.
+   */
+  mayReadFile(key: string, context: RequestContext): Promise<boolean>;
+  /**
    * Calls `listener` after each write of this process that committed an
    * event (src/events/ wakes up on it); returns the unsubscribe function.
    * Other processes' writes are heard through the database (src/events/).
@@ -167,7 +174,8 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     // Read before the data, so the data is never older than the version its ETag is remembered under.
     const state = await clock.stateOf(tables, revalidating ? 0 : SNAPSHOT_MAX_AGE_MS);
     const known = revalidating ? validators.get(key, state.version) : undefined;
-    const lastModified = lastModifiedHeader(state.changedAt);
+    // Under rules that hide rows or fields from this caller, the tables' clocks would tell of changes it may not see.
+    const lastModified = rulesHideChanges(model, request.plans, principal) ? undefined : lastModifiedHeader(state.changedAt);
     if (request.ifNoneMatch !== undefined) {
       // Revalidation: the clocks alone decide, without running the plans.
       if (known !== undefined && ifNoneMatchMatches(request.ifNoneMatch, known)) return { status: 304, etag: known, lastModified, policy };
@@ -228,6 +236,7 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     },
     readCached,
     write,
+    mayReadFile: (key, context) => timed(context.meter, () => mayReadFile(model, db, key, context.principal)),
     watch: (request, send) => live.watch(request, send),
     holdLive: (context) => live.hold(context),
     seed: (seedOptions) => seedDatabase(model, db, clock, seedOptions, files),
