@@ -38,6 +38,11 @@ export function compileExists(hooks: SqlCompilerHooks, type: ResourceType, id: s
   return { sql: `SELECT 1 AS found FROM ${hooks.quoteIdent(type.table)} WHERE ${hooks.quoteIdent('id')} = ${hooks.placeholder(0)}`, params: [id] };
 }
 
+/** Whether `table` has any row at all (`isEmpty`: `npm start` seeds an empty database only). */
+export function compileAnyRow(hooks: SqlCompilerHooks, table: string): SqlStatement {
+  return { sql: `SELECT 1 AS found FROM ${hooks.quoteIdent(table)} LIMIT 1`, params: [] };
+}
+
 /** Idempotent link insert: linking twice changes nothing and reports 0 changes. */
 export function compileLink(hooks: SqlCompilerHooks, field: ManyToManyRelation, ownId: string, otherId: string): SqlStatement {
   const own = hooks.quoteIdent(field.ownColumn);
