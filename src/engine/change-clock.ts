@@ -82,6 +82,11 @@ export class ChangeClock {
     return this.db.clockWrite === undefined ? work(undefined) : this.db.clockWrite(work);
   }
 
+  /** The clock row the next write bumps for each of its tables (see the class comment). */
+  nextShard(): number {
+    return this.pickShard();
+  }
+
   /**
    * Called inside a write transaction (within `write`, with its `guard`):
    * moves the clocks of `tables`; give the result to `noteCommitted` after COMMIT.

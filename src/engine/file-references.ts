@@ -1,31 +1,27 @@
 import type { WritePlan } from '../plan/write-plan.js';
-import type { Model, ResourceType } from '../schema/model.js';
-import { compileFileKeyReads } from '../storage/compile/compile-file-keys.js';
-import type { SqlCompilerHooks, SqlRunner } from '../storage/dialect.js';
+import type { ResourceType } from '../schema/model.js';
 
-export { touchesFiles } from '../storage/compile/compile-file-keys.js';
-
-/**
- * Inside the write's transaction, before it changes anything: the keys held
- * by the file columns it is about to overwrite (an update) or remove (a
- * delete, with every row the delete cascades to). Keys the update writes
- * again are left out.
- */
-export async function keysLeftBehind(tx: SqlRunner, model: Model, hooks: SqlCompilerHooks, type: ResourceType, plan: WritePlan): Promise<string[]> {
-  const found = new Set<string>();
-  for (const read of compileFileKeyReads(model, hooks, type, plan)) {
-    for (const row of await tx.all(read.sql, read.params)) {
-      for (const column of read.columns) {
-        const value = row[column];
-        if (typeof value === 'string' && value !== '') found.add(value);
-      }
+/** Adds the file keys held in `columns` of `rows` (read by a write's `files` steps) to `found`. */
+export function addFileKeys(found: Set<string>, rows: readonly Record<string, unknown>[], columns: readonly string[]): void {
+  for (const row of rows) {
+    for (const column of columns) {
+      const value = row[column];
+      if (typeof value === 'string' && value !== '') found.add(value);
     }
   }
+}
+
+/**
+ * The keys a write stopped pointing at, of those its file columns held
+ * before it (`found`): keys an update writes again are left out.
+ */
+export function keysLeftBehind(found: ReadonlySet<string>, type: ResourceType, plan: WritePlan): string[] {
+  const left = new Set(found);
   if (plan.kind === 'update') {
     for (const field of type.fields) {
       const next = field.kind === 'file' && Object.hasOwn(plan.values, field.name) ? plan.values[field.name] : undefined;
-      if (typeof next === 'string') found.delete(next);
+      if (typeof next === 'string') left.delete(next);
     }
   }
-  return [...found];
+  return [...left];
 }
