@@ -316,7 +316,7 @@ async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: b
     logger: { level: options.logLevel, ...(logStream === undefined ? {} : { stream: logStream }) },
     exposeInternals: process.env['NODE_ENV'] === 'development',
     requireIfMatch: options.requireIfMatch,
-    rateLimits: { anonymous: options.rateLimitAnonymous, member: options.rateLimitMember },
+    rateLimits: { anonymous: options.rateLimitAnonymous, member: options.rateLimitMember, exchangeInterval: options.rateLimitExchange / 1000 },
     events: config.events,
     ...corsOption(options.corsOrigin),
     ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),

@@ -181,7 +181,13 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   const { engine } = options;
   const accounts = await createAccounts(engine, options.accounts);
   const authenticator = createAuthenticator({ ...options.auth, adminRole: adminRoleOf(engine.model), db: engine.db, issuedTokens: accounts?.keys });
-  const rateLimits = await createRateLimits(options.rateLimits, engine.db, engine.model.roles?.values);
+  const rateLimits = await createRateLimits(options.rateLimits, engine.db, engine.model.roles?.values, (error) => {
+    app.log.warn({ err: error }, 'rate-limit counts could not be traded with other instances; counting alone until they can');
+  });
+  if (rateLimits !== undefined) app.addHook('onClose', (_app, done) => {
+    rateLimits.close();
+    done();
+  });
   const contexts = createContextFactory(rateLimits);
   installRequestContext(app, authenticator, contexts);
   app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (_request, body, done) => {

@@ -100,6 +100,14 @@ export const OPTIONS = {
     default: DEFAULT_RATE_LIMITS.member,
     description: 'budget of each signed-in principal or API key: points a window/the window in seconds, or off',
   },
+  rateLimitExchange: {
+    key: 'rateLimitExchange',
+    flag: '--rate-limit-exchange',
+    env: ['DIGLOT_RATE_LIMIT_EXCHANGE'],
+    kind: integer('<ms>', 10, 60_000, 'milliseconds'),
+    default: 1000,
+    description: 'on PostgreSQL, how often each instance trades its rate-limit counts with the others (one statement); a client can overspend by what it sends in about two of these',
+  },
   persistedDocuments: {
     key: 'persistedDocuments',
     flag: '--persisted-documents',
