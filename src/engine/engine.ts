@@ -3,6 +3,7 @@ import type { FileService } from '../files/file-service.js';
 import type { ReadPlan } from '../plan/read-plan.js';
 import type { WritePlan, WriteResult } from '../plan/write-plan.js';
 import type { Model } from '../schema/model.js';
+import { compileAnyRow } from '../storage/compile/compile-write.js';
 import type { Database } from '../storage/dialect.js';
 import { cachePolicyOf, personalPolicy, type CachePolicy } from './cache-policy.js';
 import { askerKey } from '../plan/principal.js';
@@ -242,7 +243,8 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     seed: (seedOptions) => seedDatabase(model, db, clock, seedOptions, files),
     isEmpty: async () => {
       for (const type of model.types) {
-        const rows = await db.all(`SELECT 1 AS found FROM ${db.sql.quoteIdent(type.table)} LIMIT 1`);
+        const { sql, params } = compileAnyRow(db.sql, type.table);
+        const rows = await db.all(sql, params);
         if (rows.length > 0) return false;
       }
       return true;
