@@ -1,5 +1,5 @@
 import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
+import { createRemoteJWKSet, decodeJwt, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
 import { ApiError } from '../errors/api-error.js';
 
 export interface JwtVerifierOptions {
@@ -31,14 +31,25 @@ const ASYMMETRIC_ALGORITHMS = [...RSA_ALGORITHMS, 'ES256', 'ES384', 'ES512', 'Ed
 /** Clocks may disagree by this much (seconds): `exp`, `nbf` and `iat` are judged with it. */
 export const DEFAULT_CLOCK_TOLERANCE_SECONDS = 60;
 
+/** A token without `exp` would be valid forever (and streams opened with it would never end): jose refuses it. */
+export const REQUIRED_CLAIMS: Readonly<Pick<JWTVerifyOptions, 'requiredClaims'>> = Object.freeze({ requiredClaims: ['exp'] });
+
 /**
- * jose's own checks of a token's times: `exp` is required (a token without one
- * would be valid forever, and streams opened with it would never end), and
- * `maxTokenAge` makes jose require `iat` and refuse one in the future (beyond
- * the tolerance); the age itself is bounded by `exp`, so the maximum is only
- * the century no token lives.
+ * jose refuses an `iat` in the future (beyond the tolerance) only under
+ * `maxTokenAge`, which also requires `iat`: so it is set for the tokens that
+ * carry one (RFC 7519 §4.1.6 leaves `iat` optional). The age itself is
+ * bounded by `exp`; the maximum is only a century no token lives.
  */
-export const TOKEN_TIME_CHECKS: Readonly<Pick<JWTVerifyOptions, 'requiredClaims' | 'maxTokenAge'>> = Object.freeze({ requiredClaims: ['exp'], maxTokenAge: 100 * 365 * 24 * 3600 });
+export const ISSUED_AT_CHECK: Readonly<Pick<JWTVerifyOptions, 'maxTokenAge'>> = Object.freeze({ maxTokenAge: 100 * 365 * 24 * 3600 });
+
+/** Whether the (not yet verified) token says when it was issued; a malformed one is left for jose to refuse. */
+export function carriesIssuedAt(token: string): boolean {
+  try {
+    return decodeJwt(token).iat !== undefined;
+  } catch {
+    return false;
+  }
+}
 
 /** A token whose signature and registered claims were checked. */
 export type JwtVerifier = (token: string, now: Date) => Promise<JWTPayload>;
@@ -77,14 +88,14 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier | un
   };
   const verifyOptions = {
     algorithms,
-    ...TOKEN_TIME_CHECKS,
+    ...REQUIRED_CLAIMS,
     clockTolerance: options.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_SECONDS,
     ...(options.issuer === undefined ? {} : { issuer: typeof options.issuer === 'string' ? options.issuer : [...options.issuer] }),
     ...(options.audience === undefined ? {} : { audience: typeof options.audience === 'string' ? options.audience : [...options.audience] }),
   };
   return async (token, now) => {
     try {
-      const { payload } = await jwtVerify(token, getKey, { ...verifyOptions, currentDate: now });
+      const { payload } = await jwtVerify(token, getKey, { ...verifyOptions, ...(carriesIssuedAt(token) ? ISSUED_AT_CHECK : {}), currentDate: now });
       return payload;
     } catch (error) {
       throw refusal(error);

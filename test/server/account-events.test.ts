@@ -39,7 +39,7 @@ describeEachDialect('account events leave at once', (ctx) => {
   const until = async (check: () => boolean): Promise<void> => {
     const deadline = Date.now() + 15_000;
     while (!check()) {
-      if (Date.now() > deadline) throw new Error(`not delivered; the receiver has ${mail.received.map((hook) => String(hook.payload.type)).join(', ')}`);
+      if (Date.now() > deadline) throw new Error(`not delivered; the receiver has ${mail.received.map((hook) => hook.payload.type).join(', ')}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
