@@ -5,6 +5,7 @@ import type { WritePlan, WriteResult } from '../plan/write-plan.js';
 import type { Model } from '../schema/model.js';
 import { compileAnyRow } from '../storage/compile/compile-write.js';
 import type { Database } from '../storage/dialect.js';
+import { recordAccountEvent, type AccountEvent } from '../storage/account-events.js';
 import { cachePolicyOf, personalPolicy, type CachePolicy } from './cache-policy.js';
 import { askerKey } from '../plan/principal.js';
 import type { RequestContext } from '../plan/request-context.js';
@@ -132,6 +133,13 @@ export interface Engine {
    */
   onCommitted(listener: () => void): () => void;
   /**
+   * Writes an event no record write carries (an account flow's reset or
+   * verification link) and then tells `onCommitted`'s listeners, as a record
+   * write's commit does: the event hub publishes it at once and wakes the
+   * other instances (PostgreSQL: NOTIFY), rather than at its next poll.
+   */
+  recordEvent(event: AccountEvent): Promise<void>;
+  /**
    * Runs `work` (which receives uploads and writes records with them) and
    * then settles every file it received: kept when a record points at it,
    * deleted otherwise — so a failed or abandoned upload leaves no orphan.
@@ -254,6 +262,10 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
       return { sql: compiled.sql, params: compiled.paramOrder.map((index) => plan.params[index]), tables: compiled.tables };
     },
     files: options.files,
+    recordEvent: async (event) => {
+      await recordAccountEvent(db, db.sql, event);
+      for (const listener of committed) listener();
+    },
     onCommitted: (listener) => {
       committed.add(listener);
       return () => committed.delete(listener);

@@ -194,6 +194,12 @@ export interface SqlCompilerHooks {
   jsonValue(expr: string): string;
   /** Case-sensitive substring / prefix match with the parameter as a literal. */
   contains(column: string, param: string): string;
+  /**
+   * `expr` with A–Z folded to a–z and nothing else, the same on both
+   * databases (SQLite's `lower` folds ASCII only; PostgreSQL's does so under
+   * the "C" collation): how account identifiers are compared and indexed.
+   */
+  foldCase(expr: string): string;
   startsWith(column: string, param: string): string;
   /** Uppercase hex of the JSON array text of the values: a keyset cursor built in SQL (see plan/cursor.ts). */
   cursorHex(values: readonly string[]): string;
