@@ -18,7 +18,8 @@ import { WriteExecutor } from './write-executor.js';
 import { LiveReads, type LiveRead, type LiveReadOptions, type LiveReadRequest, type LiveValue } from './live-reads.js';
 import { seedDatabase, type SeedOptions } from './seed/seed.js';
 import { bindFiles, type ReceiveUpload } from './engine-files.js';
-import { chargeReads, timed, WRITE_COST } from './request-meter.js';
+import { chargeReads, readCost, timed, WRITE_COST } from './request-meter.js';
+import { TableSizes } from './table-sizes.js';
 
 export type { ReadResult } from './read-executor.js';
 export type { CachePolicy } from './cache-policy.js';
@@ -35,6 +36,8 @@ export interface EngineOptions {
   readonly maxResponseLength?: number;
   /** Limits and the safety-net poll of live reads (SSE, GraphQL subscriptions). */
   readonly live?: LiveReadOptions;
+  /** How often, at most, the tables' estimated sizes are asked for again after writes (ms; default 60,000). */
+  readonly tableSizesRefreshMs?: number;
 }
 
 /** A cacheable read as the front-ends ask for it. */
@@ -117,6 +120,14 @@ export interface Engine {
   seed(options?: SeedOptions): Promise<Record<string, number>>;
   /** True when no resource table has a row (`npm start` seeds only then). */
   isEmpty(): Promise<boolean>;
+  /**
+   * What reading `plans` costs, in points: the rows they may return and
+   * scan, with the tables' estimated sizes (see request-meter.ts). Every
+   * read is charged this, on every transport.
+   */
+  readCost(plans: readonly ReadPlan[]): number;
+  /** Asks the database for its tables' sizes now (they are otherwise refreshed after writes, now and then); resolves when they are in. */
+  refreshTableSizes(): Promise<void>;
   /** SQL of a plan, for `diglot explain` and golden tests. */
   explain(plan: ReadPlan): { readonly sql: string; readonly params: readonly unknown[]; readonly tables: readonly string[] };
   /** The file store and image variants, when the engine has one. */
@@ -163,7 +174,12 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     for (const listener of committed) listener();
   });
   const validators = new ValidatorCache();
-  const live = new LiveReads(model, db, clock, reader, options.live);
+  const sizes = new TableSizes(db, [...new Set(model.types.flatMap((type) => [type.table, ...joinTables(type)]))], options.tableSizesRefreshMs);
+  // Asked once now and, after writes, now and then: never on a read's path.
+  void sizes.refresh();
+  clock.onCommitted(() => sizes.written());
+  const costOf = (plans: readonly ReadPlan[]): number => readCost(model, plans, sizes.rowsOf);
+  const live = new LiveReads(model, db, clock, reader, costOf, options.live);
   // Other instances on the database hear of every local commit (PostgreSQL: NOTIFY after COMMIT).
   if (db.announceChanges !== undefined) {
     const announce = db.announceChanges;
@@ -173,7 +189,7 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
   const readCached = async (request: CachedReadRequest): Promise<CachedReadResponse> => {
     const { meter, principal } = request.context;
     // Charged before anything runs, revalidations included: the asker's budget decides, not the cache.
-    const charged = chargeReads(meter, request.plans);
+    const charged = chargeReads(meter, () => costOf(request.plans));
     if (charged !== undefined) await charged;
     const policy = personalPolicy(model, cachePolicyOf(model, request.plans), principal);
     const key = `${request.key} ${askerKey(model, principal)}`;
@@ -239,7 +255,7 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     db,
     read: (plan, context) => timed(context.meter, () => reader.read(plan)),
     readEach: async (plans, context) => {
-      const charged = chargeReads(context.meter, plans);
+      const charged = chargeReads(context.meter, () => costOf(plans));
       if (charged !== undefined) await charged;
       return Promise.allSettled(plans.map((plan) => timed(context.meter, () => reader.read(plan))));
     },
@@ -248,7 +264,13 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     mayReadFile: (key, context) => timed(context.meter, () => mayReadFile(model, db, key, context.principal)),
     watch: (request, send) => live.watch(request, send),
     holdLive: (context) => live.hold(context),
-    seed: (seedOptions) => seedDatabase(model, db, clock, seedOptions, files),
+    seed: async (seedOptions) => {
+      const written = await seedDatabase(model, db, clock, seedOptions, files);
+      await sizes.refresh();
+      return written;
+    },
+    readCost: costOf,
+    refreshTableSizes: () => sizes.refresh(),
     isEmpty: async () => {
       for (const type of model.types) {
         const { sql, params } = compileAnyRow(db.sql, type.table);
@@ -276,4 +298,9 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
       return files.withUploads(work);
     },
   };
+}
+
+/** The join tables a type's many-to-many relations read through (their sizes price scans of those relations). */
+function joinTables(type: Model['types'][number]): string[] {
+  return type.fields.flatMap((field) => (field.kind === 'manyToMany' ? [field.joinTable] : []));
 }

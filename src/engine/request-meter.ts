@@ -1,23 +1,29 @@
-import { planCost } from '../plan/limits.js';
 import type { ReadPlan } from '../plan/read-plan.js';
 import type { RequestMeter } from '../plan/request-context.js';
+import { readPlanCost, type TableRows } from '../plan/scan-cost.js';
+import type { Model } from '../schema/model.js';
 
 export type { RequestMeter } from '../plan/request-context.js';
 
 /** What one write (a create, update, delete, link or unlink) costs, whatever it changes. */
 export const WRITE_COST = 10;
 
-/** What `plans` are estimated to cost (at least one point): see planCost. */
-export function readCost(plans: readonly ReadPlan[]): number {
+/**
+ * What `plans` are estimated to cost (at least one point): the rows they may
+ * return and the rows they may scan (plan/scan-cost.ts), with the tables'
+ * estimated sizes. One function for every read: REST, GraphQL, live reads'
+ * starts and re-runs.
+ */
+export function readCost(model: Model, plans: readonly ReadPlan[], rows: TableRows): number {
   let cost = 0;
-  for (const plan of plans) cost += planCost(plan);
+  for (const plan of plans) cost += readPlanCost(model, plan, rows);
   return Math.max(1, Math.ceil(cost));
 }
 
 /** Charges what `plans` are estimated to read. */
-export function chargeReads(meter: RequestMeter, plans: readonly ReadPlan[]): Promise<void> | undefined {
+export function chargeReads(meter: RequestMeter, cost: () => number): Promise<void> | undefined {
   if (!meter.limited) return undefined;
-  return meter.spend(readCost(plans));
+  return meter.spend(cost());
 }
 
 /** Runs `work` (statements), adding its time to the meter's database time. */

@@ -11,7 +11,7 @@ import { checkCost, planCost } from '../plan/limits.js';
 import { tooComplex } from './document/check-limits.js';
 import { variableErrorCode, withCode } from './document/input-error-code.js';
 import { createDocumentPreparer } from './document/prepare-document.js';
-import { compileOperation } from './execute/compile-operation.js';
+import { compileOperation, type CompiledOperation } from './execute/compile-operation.js';
 import { createDocumentFacts, type OperationFacts } from './execute/operation-facts.js';
 import { OperationTemplates, type BoundOperation } from './execute/operation-templates.js';
 import { liveOperation, planReads, runOperation, type PlannedRead, type RunOutcome } from './execute/run-operation.js';
@@ -138,19 +138,30 @@ export function createGraphqlHandler(
     rawVariables: Readonly<Record<string, unknown>>,
     templateKey: string | undefined,
     context: RequestContext,
-  ): BoundOperation | { readonly errors: readonly unknown[] } => {
+  ): BoundOperation | Refusal => {
     const { operation, fragments } = chosen;
     const coerced = getVariableValues(generated.schema, operation.variableDefinitions ?? [], rawVariables, { maxErrors: 50 });
     if (coerced.errors !== undefined) {
-      return { errors: coerced.errors.map((error) => (isStackOverflow(error) ? variablesTooDeep() : withCode(error, variableErrorCode(error, generated.inputs)))) };
+      return {
+        errors: coerced.errors.map((error) => (isStackOverflow(error) ? variablesTooDeep() : withCode(error, variableErrorCode(error, generated.inputs)))),
+        cost: 0,
+      };
     }
-    const compiled = compileOperation({ schema: generated.schema, fragments, variables: coerced.coerced, generated }, operation);
+    const work = { nodes: 0 };
+    let compiled: CompiledOperation;
+    try {
+      compiled = compileOperation({ schema: generated.schema, fragments, variables: coerced.coerced, generated, limits: planLimits, work }, operation);
+    } catch (error) {
+      // Refused while its fragments were expanded (see buildSelection): a request error, charged for the expansion done.
+      if (isApiError(error) && error.code === 'QUERY_TOO_COMPLEX') return { errors: [error], cost: refusalCost(work.nodes) };
+      throw error;
+    }
     // A subscription is a live query: planned as one.
     const isQuery = operation.operation !== OperationTypeNode.MUTATION;
     // Mutations plan their reads as they run, each after the writes before it; planned here too, so the limits refuse them before any write.
     const reads = planReads({ engine, planLimits, context }, compiled.steps, isQuery ? undefined : '');
     const refused = operationLimits(reads, planLimits);
-    if (refused !== undefined) return { errors: [refused] };
+    if (refused !== undefined) return { errors: [refused], cost: refusalCost(work.nodes) };
     if (!isQuery) return { steps: compiled.steps, reads: undefined };
     if (templateKey !== undefined) templates.remember(templateKey, chosen.slots, compiled, reads);
     return { steps: compiled.steps, reads };
@@ -215,6 +226,20 @@ export function createGraphqlHandler(
     return derived;
   };
 
+  /** A request refused before it ran, charged what refusing it cost (a budget already spent makes it a 429). */
+  const refuse = async (
+    refusal: Refusal,
+    request: Pick<GraphqlHttpRequest, 'media' | 'context'>,
+    requestErrors: (errors: readonly unknown[]) => GraphqlHttpResponse,
+  ): Promise<GraphqlHttpResponse> => {
+    try {
+      if (refusal.cost > 0) await request.context.meter.spend(refusal.cost);
+    } catch (error) {
+      return httpError(error, request.media, request.context.log);
+    }
+    return requestErrors(refusal.errors);
+  };
+
   const requestErrorsOf =
     (request: Pick<GraphqlHttpRequest, 'media' | 'context'>) =>
     (errors: readonly unknown[]): GraphqlHttpResponse => ({
@@ -247,7 +272,7 @@ export function createGraphqlHandler(
     // Under rules a template holds its asker's values (their id in a row filter): one per principal.
     const templateKey = derived.templateKey === undefined ? undefined : `${askerKey(engine.model, context.principal)} ${derived.templateKey}`;
     const bound = (templateKey === undefined ? undefined : templates.use(templateKey, rawVariables)) ?? compileFresh(chosen, rawVariables, templateKey, context);
-    if ('errors' in bound) return requestErrors(bound.errors);
+    if ('errors' in bound) return refuse(bound, request, requestErrors);
 
     const cache = cacheKey === undefined ? undefined : { key: cacheKey, ifNoneMatch: request.ifNoneMatch, ifModifiedSince: request.ifModifiedSince };
     let outcome: RunOutcome;
@@ -293,7 +318,7 @@ export function createGraphqlHandler(
     const { operation, fragments } = chosen;
     const rawVariables = request.params.variables ?? {};
     const bound = compileFresh(chosen, rawVariables, undefined, context);
-    if ('errors' in bound) return single(requestErrors(bound.errors));
+    if ('errors' in bound) return single(await refuse(bound, httpRequest, requestErrors));
     const format = formatOptions(context.log);
     const ctx = { engine, generated, planLimits, format, context, accounts };
     const eventStep = bound.steps.find(isEventStep);
@@ -384,6 +409,21 @@ function isStackOverflow(error: unknown): boolean {
 
 function variablesTooDeep(): GraphQLError {
   return tooComplex(`The variables nest too deeply to be read; a filter nests at most ${FILTER_LIMITS.maxDepth} levels.`, 'variables');
+}
+
+/** A request refused before it ran, and the points refusing it costs. */
+interface Refusal {
+  readonly errors: readonly unknown[];
+  readonly cost: number;
+}
+
+/**
+ * What refusing an operation over the plan limits costs: a point per field
+ * request its fragments expanded into before the refusal (the work done), so
+ * a client cannot send such operations for nothing.
+ */
+function refusalCost(nodes: number): number {
+  return Math.max(1, nodes);
 }
 
 /** What a request's parameters alone decide (see `derivedOf`). */
