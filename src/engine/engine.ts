@@ -127,8 +127,10 @@ export interface Engine {
    * Runs `work` (which receives uploads and writes records with them) and
    * then settles every file it received: kept when a record points at it,
    * deleted otherwise — so a failed or abandoned upload leaves no orphan.
+   * Each image is charged to the context's budget by its pixels
+   * (`imageCost`) after its header is read and before it is decoded.
    */
-  withUploads<T>(work: (receive: ReceiveUpload) => Promise<T>): Promise<T>;
+  withUploads<T>(context: RequestContext, work: (receive: ReceiveUpload) => Promise<T>): Promise<T>;
 }
 
 /**
@@ -247,10 +249,10 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
       committed.add(listener);
       return () => committed.delete(listener);
     },
-    withUploads: (work) => {
+    withUploads: (context, work) => {
       // The front-ends register upload routes only when there is a file store.
       if (files === undefined) throw new Error('this engine has no file store');
-      return files.withUploads(work);
+      return files.withUploads(context, work);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { ApiError } from '../errors/api-error.js';
-import type { WriteActor, WritePlan, WriteResult, WriteRules, WriteValues } from '../plan/write-plan.js';
+import type { UnchangedCheck, WriteActor, WritePlan, WriteResult, WriteRules, WriteValues } from '../plan/write-plan.js';
 import type { Field, Model, ResourceType } from '../schema/model.js';
 import {
   affectedByDelete,
@@ -76,7 +76,7 @@ export class WriteExecutor {
     if (type === undefined) throw new Error(`write plan names unknown type ${plan.type}`);
     const result = await this.clock.write((guard) =>
       // A create with a rule to check on the written row takes the transaction, which can check before it commits.
-      plan.kind === 'create' && this.db.supports.writableCte && plan.rules?.check === undefined
+      plan.kind === 'create' && this.db.supports.writableCte && plan.rules?.check === undefined && plan.rules?.references === undefined
         ? this.createInOneStatement(type, plan, guard, readBack)
         : this.inTransaction(type, plan, guard, check),
     );
@@ -89,13 +89,18 @@ export class WriteExecutor {
     let leftBehind: readonly string[] = [];
     let moves: ClockMove[] = [];
     const result = await this.db.transaction(async (tx) => {
-      if ((check !== undefined || files || plan.rules !== undefined) && plan.kind !== 'create') {
+      const unchanged = plan.kind === 'update' ? plan.unchanged : undefined;
+      if ((check !== undefined || files || plan.rules !== undefined || unchanged !== undefined) && plan.kind !== 'create') {
         // A no-op update takes the row lock on PostgreSQL; SQLite's write transaction is already exclusive.
         const id = this.db.sql.quoteIdent('id');
         await tx.run(`UPDATE ${this.db.sql.quoteIdent(type.table)} SET ${id} = ${id} WHERE ${id} = ${this.db.sql.placeholder(0)}`, [plan.id]);
         // The rules are checked on the committed row, under its lock: an owner changed meanwhile is seen.
         if (plan.rules !== undefined) await this.checkStoredRow(tx, type, plan.id, plan.rules);
         if (check !== undefined) await check(tx);
+        if (unchanged !== undefined) await this.checkUnchanged(tx, type, plan.id, unchanged);
+      }
+      if (plan.rules?.references !== undefined && (plan.kind === 'create' || plan.kind === 'update')) {
+        await this.checkReferences(tx, type, plan.values, plan.rules);
       }
       // Read under that lock, so a concurrent write cannot swap a file in between unseen.
       if (files) leftBehind = await keysLeftBehind(tx, this.model, this.db.sql, type, plan);
@@ -127,6 +132,37 @@ export class WriteExecutor {
     if (Number(row['allowed']) !== 1) throw new ApiError('FORBIDDEN', { detail: `You may not change ${type.name} ${id}` });
   }
 
+  /** An update's `@immutable` fields: 404 when the record is gone, 409 when a value differs from the stored one. */
+  private async checkUnchanged(tx: SqlRunner, type: ResourceType, id: string, unchanged: UnchangedCheck): Promise<void> {
+    const [row] = await rows(tx, compileRowRules(this.model, this.db.sql, type, id, { params: unchanged.params, allowed: unchanged.filter }));
+    if (row === undefined) throw notFound(type, id);
+    if (Number(row['allowed']) === 1) return;
+    const names = unchanged.fields.map((name) => `${type.name}.${name}`).join(', ');
+    throw new ApiError('INPUT_IMMUTABLE_FIELD', {
+      detail: `${names} ${unchanged.fields.length === 1 ? 'is' : 'are'} set once, when the record is created: send the value it holds, or leave it out`,
+      errors: unchanged.fields.map((name) => ({ pointer: `/${name}`, code: 'INPUT_IMMUTABLE_FIELD' as const, detail: `${name} cannot be changed` })),
+    });
+  }
+
+  /**
+   * Each to-one value whose target the asker may not see fails as a value
+   * naming no record would at the foreign key (PostgreSQL's wording, with
+   * its pointer): one statement per such field, only under rules.
+   */
+  private async checkReferences(tx: SqlRunner, type: ResourceType, values: WriteValues, rules: WriteRules): Promise<void> {
+    for (const [name, visible] of Object.entries(rules.references ?? {})) {
+      const field = type.fieldsByName.get(name);
+      const targetId = values[name];
+      if (field?.kind !== 'toOne' || typeof targetId !== 'string') continue;
+      const target = this.model.typesByName.get(field.target) as ResourceType;
+      const [row] = await rows(tx, compileRowRules(this.model, this.db.sql, target, targetId, { params: rules.params, visible }));
+      if (row === undefined || Number(row['visible']) !== 1) {
+        const detail = `${type.name}.${name}: no ${target.name} has this id.`;
+        throw new ApiError('RELATION_TARGET_NOT_FOUND', { detail, errors: [{ pointer: `/${name}`, code: 'RELATION_TARGET_NOT_FOUND', detail }] });
+      }
+    }
+  }
+
   private async apply(
     tx: SqlRunner,
     type: ResourceType,
@@ -142,7 +178,6 @@ export class WriteExecutor {
       }
       case 'update': {
         const columns = new Map<string, SqlValue>();
-        if (plan.replace) this.resetOmitted(type, plan.values, columns);
         this.setColumns(type, plan.values, columns);
         for (const field of type.fields) {
           if (field.kind === 'scalar' && field.auto === 'updatedAt') columns.set(field.column, now);
@@ -261,20 +296,6 @@ export class WriteExecutor {
       const column = storedColumn(field);
       if (column === undefined) continue;
       columns.set(column, toStored(field, value));
-    }
-  }
-
-  /** PUT semantics: every writable field the body leaves out goes back to its default or null. */
-  private resetOmitted(type: ResourceType, values: WriteValues, columns: Map<string, SqlValue>): void {
-    for (const field of type.fields) {
-      if (Object.hasOwn(values, field.name)) continue;
-      // A value taken from the creator (`@default(fromAuth:)`) is set once; a PUT that leaves it out keeps it.
-      if ((field.kind === 'scalar' || field.kind === 'toOne') && field.defaultFromAuth !== undefined) continue;
-      if (field.kind === 'scalar' && !field.readonly) {
-        columns.set(field.column, field.default === undefined ? null : toStored(field, field.default.value));
-      } else if (field.kind === 'toOne' && !field.readonly && field.nullable) {
-        columns.set(field.column, null);
-      }
     }
   }
 
