@@ -99,6 +99,15 @@ export interface Engine {
    */
   write(context: RequestContext, plan: WritePlan, precondition?: WritePrecondition, readBack?: (id: string) => ReadPlan): Promise<WriteResult>;
   /**
+   * Whether the context's principal may make this update at all, judged on
+   * the stored record (404 when they may not see it, 403 when they may not
+   * change it), ahead of the write: the front-ends ask before receiving a
+   * file for a record, so a stranger's upload is never stored or decoded.
+   * One statement for a plan with record rules, none otherwise; uncharged
+   * (the write that follows is charged).
+   */
+  precheckWrite(context: RequestContext, plan: WritePlan): Promise<void>;
+  /**
    * Watches a read: `send` gets its representation now and again each time
    * it changes (see live-reads.ts). Charged when it starts and for each
    * later run; rejects with LIVE_READS_LIMIT past the limits.
@@ -230,6 +239,7 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     },
     readCached,
     write,
+    precheckWrite: (context, plan) => timed(context.meter, () => writer.precheck(plan)),
     watch: (request, send) => live.watch(request, send),
     holdLive: (context) => live.hold(context),
     seed: (seedOptions) => seedDatabase(model, db, clock, seedOptions, files),

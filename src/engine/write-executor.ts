@@ -125,6 +125,19 @@ export class WriteExecutor {
     return result;
   }
 
+  /**
+   * The stored-record rules of an update or delete, checked ahead of the
+   * write (404 / 403 as the write itself would answer): for a request that
+   * is about to receive files, so a stranger's files are never stored. One
+   * statement, outside any transaction; the write checks again under its lock.
+   */
+  async precheck(plan: WritePlan): Promise<void> {
+    if ((plan.kind !== 'update' && plan.kind !== 'delete') || plan.rules === undefined) return;
+    const type = this.model.typesByName.get(plan.type);
+    if (type === undefined) throw new Error(`write plan names unknown type ${plan.type}`);
+    await this.checkStoredRow(this.db, type, plan.id, plan.rules);
+  }
+
   /** 404 when the asker may not see the stored record (or it is gone), 403 when they may see it but not change it so. */
   private async checkStoredRow(tx: SqlRunner, type: ResourceType, id: string, rules: WriteRules): Promise<void> {
     const [row] = await rows(tx, compileRowRules(this.model, this.db.sql, type, id, rules));

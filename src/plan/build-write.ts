@@ -73,13 +73,18 @@ export function checkWriteRights(model: Model, typeName: string, kind: 'create' 
   const type = resourceType(model, typeName);
   // Folded only to tell never from the rest: the values it would bind are not kept.
   const scope: RuleScope = { model, principal, param: (): Param => ({ param: 0 }) };
-  if (fold(scope, type, kind === 'create' ? type.rules.create : type.rules.update).kind === 'never') {
-    throw forbidden(`You may not ${kind} ${type.name} records`);
-  }
+  const checkType = (): void => {
+    if (fold(scope, type, kind === 'create' ? type.rules.create : type.rules.update).kind === 'never') {
+      throw forbidden(`You may not ${kind} ${type.name} records`);
+    }
+  };
+  // The order planCreate and planUpdate refuse in, so a request gets the same code here as there.
+  if (kind === 'create') checkType();
   for (const name of fields) {
     const field = type.fieldsByName.get(name);
     if (field !== undefined && fieldWrite(scope, type, field).kind === 'never') throw fieldForbidden(type, field, 'write');
   }
+  if (kind === 'update') checkType();
 }
 
 /** PUT's values: `values`, plus the default (or null) of every field left out that `resettable` allows. */

@@ -73,6 +73,8 @@ async function putFile(options: FileRoutesOptions, type: ResourceType, field: Fi
   }
   // The rules before the body is read: a caller who may never write this field sends no file to the store.
   checkWriteRights(engine.model, type.name, 'update', principalOf(request), [field.name]);
+  // And the rules on the stored record (may they see it, change it?): a stranger's file is not received either.
+  await engine.precheckWrite(contextOf(request), planUpdate(engine.model, type.name, id, {}, principalOf(request)));
   await engine.withUploads(contextOf(request), async (receive) => {
     let value: unknown;
     for await (const part of multipartParts<Multipart>(request.parts())) {

@@ -26,6 +26,8 @@ export async function writeRecordBody<T>(
   mode: InputMode,
   json: () => unknown,
   write: (values: WriteValues) => Promise<T>,
+  /** For a replace: the rules on the stored record, asked before a form's files are read. */
+  beforeFiles?: () => Promise<void>,
 ): Promise<T> {
   const kind = mode === 'create' ? 'create' : 'update';
   const principal = principalOf(request);
@@ -41,6 +43,7 @@ export async function writeRecordBody<T>(
   }
   // Before a byte of the form is read: a stranger's files are never received.
   checkWriteRights(engine.model, type.name, kind, principal);
+  await beforeFiles?.();
   return engine.withUploads(contextOf(request), async (receive) => write(await readRecordForm(engine, type, request, mode, receive)));
 }
 

@@ -146,6 +146,20 @@ describeEachDialect('write rights', (ctx) => {
       expect(codeOf(response)).toBe('FORBIDDEN');
     });
 
+    it("REST: a member's PUT of someone else's picture, or of their record as a form, is refused before the file is read", async () => {
+      const stranger = await as(user(8).id);
+      const picture = await putFile(server.url, `/users/${user(5).id}/profilePicture`, truncated(await png(79)), 'c.png', 'image/png', stranger);
+      expect(picture.status, picture.text).toBe(403);
+      expect(codeOf(picture)).toBe('FORBIDDEN');
+      const form = await http(server.url, 'PUT', `/users/${user(5).id}`, {
+        headers: stranger,
+        raw: formOf({ name: 'Taken', email: user(5).email, profilePicture: { data: truncated(await png(80)), filename: 'c.png', type: 'image/png' } }),
+      });
+      expect(form.status, form.text).toBe(403);
+      expect(codeOf(form)).toBe('FORBIDDEN');
+      expect(stagedFiles(server.filesDir as string)).toEqual([]);
+    });
+
     it('REST JSON: the rules come before the input is validated', async () => {
       const response = await http(server.url, 'POST', '/posts', { body: { title: 42, nonsense: true } });
       expect(response.status, response.text).toBe(403);
