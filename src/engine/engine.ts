@@ -106,6 +106,15 @@ export interface Engine {
    */
   write(context: RequestContext, plan: WritePlan, precondition?: WritePrecondition, readBack?: (id: string) => ReadPlan): Promise<WriteResult>;
   /**
+   * Whether the context's principal may make this update at all, judged on
+   * the stored record (404 when they may not see it, 403 when they may not
+   * change it), ahead of the write: the front-ends ask before receiving a
+   * file for a record, so a stranger's upload is never stored or decoded.
+   * One statement for a plan with record rules, none otherwise; uncharged
+   * (the write that follows is charged).
+   */
+  precheckWrite(context: RequestContext, plan: WritePlan): Promise<void>;
+  /**
    * Watches a read: `send` gets its representation now and again each time
    * it changes (see live-reads.ts). Charged when it starts and for each
    * later run; rejects with LIVE_READS_LIMIT past the limits.
@@ -154,8 +163,10 @@ export interface Engine {
    * Runs `work` (which receives uploads and writes records with them) and
    * then settles every file it received: kept when a record points at it,
    * deleted otherwise — so a failed or abandoned upload leaves no orphan.
+   * Each image is charged to the context's budget by its pixels
+   * (`imageCost`) after its header is read and before it is decoded.
    */
-  withUploads<T>(work: (receive: ReceiveUpload) => Promise<T>): Promise<T>;
+  withUploads<T>(context: RequestContext, work: (receive: ReceiveUpload) => Promise<T>): Promise<T>;
 }
 
 /**
@@ -261,6 +272,7 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     },
     readCached,
     write,
+    precheckWrite: (context, plan) => timed(context.meter, () => writer.precheck(plan)),
     mayReadFile: (key, context) => timed(context.meter, () => mayReadFile(model, db, key, context.principal)),
     watch: (request, send) => live.watch(request, send),
     holdLive: (context) => live.hold(context),
@@ -292,10 +304,10 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
       committed.add(listener);
       return () => committed.delete(listener);
     },
-    withUploads: (work) => {
+    withUploads: (context, work) => {
       // The front-ends register upload routes only when there is a file store.
       if (files === undefined) throw new Error('this engine has no file store');
-      return files.withUploads(work);
+      return files.withUploads(context, work);
     },
   };
 }

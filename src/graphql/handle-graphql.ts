@@ -19,6 +19,7 @@ import { pushIterator, type PushIterator } from '../util/push-iterator.js';
 import { onCredentialExpiry } from '../auth/credential-expiry.js';
 import type { EventHub } from '../events/event-hub.js';
 import { ChangeEventFeeds, isEventStep, SubscriptionRefused } from './execute/change-events.js';
+import { checkUploadRights } from './execute/upload-rights.js';
 import type { ResolvedGraphqlOptions } from './graphql-options.js';
 import type { GraphqlParams } from './http/graphql-params.js';
 import { GRAPHQL_RESPONSE_JSON, type JSON_MEDIA } from './http/negotiate.js';
@@ -77,6 +78,13 @@ export interface GraphqlHandler {
   operate(request: GraphqlStreamRequest): Promise<StreamOutcome>;
   /** An HTTP-level failure (bad parameters, wrong method or media type) as a GraphQL-shaped response. */
   httpError(error: unknown, media: JsonMedia, log: ErrorLog): GraphqlHttpResponse;
+  /**
+   * A multipart request, once its operation is known and before its first
+   * file is read: the response that refuses it (a document error, or rules
+   * that let the caller write no file: see upload-rights.ts), or undefined
+   * to go on.
+   */
+  refuseUploads(request: GraphqlHttpRequest): GraphqlHttpResponse | undefined;
 }
 
 /**
@@ -367,7 +375,18 @@ export function createGraphqlHandler(
     return { kind: 'stream', results };
   };
 
-  return { generated, handle, httpError, operate };
+  const refuseUploads = (request: GraphqlHttpRequest): GraphqlHttpResponse | undefined => {
+    const derived = derivedOf(request, requestErrorsOf(request));
+    if ('status' in derived) return derived;
+    try {
+      checkUploadRights(engine.model, generated.mutation, derived.chosen.operation, derived.chosen.fragments, request.context.principal);
+      return undefined;
+    } catch (error) {
+      return httpError(error, request.media, request.context.log);
+    }
+  };
+
+  return { generated, handle, httpError, operate, refuseUploads };
 }
 
 /** A subscription lives on its credential: when the token expires, it ends with UNAUTHENTICATED, as a request with that token would be refused. */
