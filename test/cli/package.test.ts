@@ -58,8 +58,10 @@ describe('the packed tarball', () => {
     expect(packed.filter((file) => /\.test\.|\.map$|^src\/|^test\//.test(file))).toEqual([]);
   });
 
-  it('installs without errors, the node devDependency staying out of it', () => {
+  it('installs without errors or an install script of its own, the node devDependency staying out of it', () => {
     expect(installLog).not.toMatch(/npm (error|ERR)/);
+    expect(installLog).not.toMatch(/diglot@[\d.]+ \(/);
+    expect(JSON.parse(readFileSync(join(app, 'node_modules/diglot/package.json'), 'utf8'))).not.toHaveProperty(['scripts', 'prepare']);
     expect(manifest.dependencies['node']).toBeUndefined();
     expect(readdirSync(join(app, 'node_modules'))).not.toContain('node');
   });
@@ -90,9 +92,10 @@ async function serve(node: string | undefined, children: ChildProcess[]): Promis
   children.push(child);
   let out = '';
   let err = '';
-  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (err += chunk.toString()));
   return new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
+    // The banner is on stderr (stdout carries only the log).
+    child.stderr.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match = /REST API\s+(http:\/\/[^/\s]+)/.exec(out);
       if (match?.[1] !== undefined) resolve(match[1]);
