@@ -97,12 +97,24 @@ describe('credentials in the Authorization header', () => {
     expect((await refusal(authenticator(), `Bearer ${await sign({ sub: '1', role: ['A', 'B'] })}`)).detail).toContain('role claim is not a string');
   });
 
-  it('refuses an expired token, and accepts one that expired within the 30 s clock tolerance', async () => {
-    const expired = await sign({ sub: '1' }, { iat: seconds(T0) - 3600, exp: seconds(T0) - 31 });
+  it('refuses an expired token, and accepts one that expired within the 60 s clock tolerance', async () => {
+    const expired = await sign({ sub: '1' }, { iat: seconds(T0) - 3600, exp: seconds(T0) - 61 });
     const error = await refusal(authenticator(), `Bearer ${expired}`);
     expect(error).toMatchObject({ code: 'UNAUTHENTICATED', status: 401, detail: 'The token has expired' });
     const justExpired = await sign({ sub: '1' }, { iat: seconds(T0) - 3600, exp: seconds(T0) - 10 });
     expect((await principal(authenticator(), `Bearer ${justExpired}`)).id).toBe('1');
+  });
+
+  it('refuses a token without exp (it would never expire), and one issued in the future beyond the clock tolerance', async () => {
+    const unexpiring = await sign({ sub: '1' }, { exp: null });
+    expect(await refusal(authenticator(), `Bearer ${unexpiring}`)).toMatchObject({ code: 'UNAUTHENTICATED', status: 401, detail: 'The token has no exp claim, which is required' });
+    const fromTheFuture = await sign({ sub: '1' }, { iat: seconds(T0) + 6000, exp: seconds(T0) + 9000 });
+    expect((await refusal(authenticator(), `Bearer ${fromTheFuture}`)).detail).toBe('The token was issued in the future');
+    // `iat` is optional (RFC 7519 §4.1.6); within the tolerance a clock a little ahead of ours is fine.
+    const undated = await new SignJWT({ sub: '1' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(seconds(T0) + 3600).sign(new TextEncoder().encode(SECRET));
+    expect((await principal(authenticator(), `Bearer ${undated}`)).id).toBe('1');
+    const slightlyAhead = await sign({ sub: '1' }, { iat: seconds(T0) + 50, exp: seconds(T0) + 3600 });
+    expect((await principal(authenticator(), `Bearer ${slightlyAhead}`)).id).toBe('1');
   });
 
   it('refuses a token whose nbf is in the future', async () => {
@@ -276,7 +288,7 @@ describe('the verified-credential cache', () => {
     expect((await principal(auth, header)).id).toBe('42');
     expect(auth.verifications).toBe(2);
     // …and past the tolerance it is refused.
-    at.advance(30_000);
+    at.advance(60_000);
     expect((await refusal(auth, header)).detail).toBe('The token has expired');
     expect(auth.verifications).toBe(3);
   });

@@ -52,9 +52,6 @@ export interface Authenticator {
 const OWN_ID = parseClaimPath('sub');
 const OWN_ROLE = parseClaimPath('role');
 
-/** Tokens without `exp` are remembered this long at most. */
-const UNEXPIRING_TOKEN_CACHE_MS = 10 * 60_000;
-
 /** RFC 6750 §2.1: `Bearer` (any case, RFC 9110 §11.1), spaces, a b64token. */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
@@ -101,7 +98,8 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     const payload = await check(token, new Date(now()));
     // Diglot's own tokens say who and what in `sub` and `role`, whatever claims outside tokens use.
     const principal = own ? principalOf(payload, OWN_ID, OWN_ROLE) : principalOf(payload);
-    remembered.set(hash, { principal, until: payload.exp === undefined ? now() + UNEXPIRING_TOKEN_CACHE_MS : payload.exp * 1000 });
+    // The verifier requires `exp`: a token is remembered until it expires, never longer.
+    remembered.set(hash, { principal, until: (payload.exp ?? 0) * 1000 });
     return principal;
   };
 

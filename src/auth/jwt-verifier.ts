@@ -1,5 +1,5 @@
 import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, decodeJwt, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
 import { ApiError } from '../errors/api-error.js';
 
 export interface JwtVerifierOptions {
@@ -15,7 +15,7 @@ export interface JwtVerifierOptions {
   readonly audience?: string | readonly string[];
   /** Narrows the algorithms the keys above allow (they can never widen it; `none` is never accepted). */
   readonly algorithms?: readonly string[];
-  /** Leeway for `exp`, `nbf` and `iat`, for clocks that disagree a little (default 30). */
+  /** Leeway for `exp`, `nbf` and `iat`, for clocks that disagree a little (default 60). */
   readonly clockToleranceSeconds?: number;
   /** After a JWKS fetch, how long an unknown `kid` waits before it may cause another (default 30 s: a stream of made-up kids costs the issuer one request per period). */
   readonly jwksCooldownMs?: number;
@@ -27,6 +27,29 @@ const HMAC_ALGORITHMS = ['HS256', 'HS384', 'HS512'];
 const RSA_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'];
 const EC_ALGORITHMS: Readonly<Record<string, string>> = { prime256v1: 'ES256', secp384r1: 'ES384', secp521r1: 'ES512' };
 const ASYMMETRIC_ALGORITHMS = [...RSA_ALGORITHMS, 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+
+/** Clocks may disagree by this much (seconds): `exp`, `nbf` and `iat` are judged with it. */
+export const DEFAULT_CLOCK_TOLERANCE_SECONDS = 60;
+
+/** A token without `exp` would be valid forever (and streams opened with it would never end): jose refuses it. */
+export const REQUIRED_CLAIMS: Readonly<Pick<JWTVerifyOptions, 'requiredClaims'>> = Object.freeze({ requiredClaims: ['exp'] });
+
+/**
+ * jose refuses an `iat` in the future (beyond the tolerance) only under
+ * `maxTokenAge`, which also requires `iat`: so it is set for the tokens that
+ * carry one (RFC 7519 §4.1.6 leaves `iat` optional). The age itself is
+ * bounded by `exp`; the maximum is only a century no token lives.
+ */
+export const ISSUED_AT_CHECK: Readonly<Pick<JWTVerifyOptions, 'maxTokenAge'>> = Object.freeze({ maxTokenAge: 100 * 365 * 24 * 3600 });
+
+/** Whether the (not yet verified) token says when it was issued; a malformed one is left for jose to refuse. */
+export function carriesIssuedAt(token: string): boolean {
+  try {
+    return decodeJwt(token).iat !== undefined;
+  } catch {
+    return false;
+  }
+}
 
 /** A token whose signature and registered claims were checked. */
 export type JwtVerifier = (token: string, now: Date) => Promise<JWTPayload>;
@@ -65,13 +88,14 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier | un
   };
   const verifyOptions = {
     algorithms,
-    clockTolerance: options.clockToleranceSeconds ?? 30,
+    ...REQUIRED_CLAIMS,
+    clockTolerance: options.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_SECONDS,
     ...(options.issuer === undefined ? {} : { issuer: typeof options.issuer === 'string' ? options.issuer : [...options.issuer] }),
     ...(options.audience === undefined ? {} : { audience: typeof options.audience === 'string' ? options.audience : [...options.audience] }),
   };
   return async (token, now) => {
     try {
-      const { payload } = await jwtVerify(token, getKey, { ...verifyOptions, currentDate: now });
+      const { payload } = await jwtVerify(token, getKey, { ...verifyOptions, ...(carriesIssuedAt(token) ? ISSUED_AT_CHECK : {}), currentDate: now });
       return payload;
     } catch (error) {
       throw refusal(error);
@@ -133,6 +157,7 @@ function refusal(error: unknown): ApiError {
 function reasonOf(error: unknown): string {
   if (error instanceof errors.JWTExpired) return 'The token has expired';
   if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.reason === 'missing') return `The token has no ${error.claim} claim, which is required`;
     switch (error.claim) {
       case 'nbf':
         return 'The token is not valid yet';

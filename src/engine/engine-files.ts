@@ -2,8 +2,8 @@ import type { Readable } from 'node:stream';
 import type { FileService, ReceivedFile } from '../files/file-service.js';
 import { FileInput } from '../plan/file-input.js';
 import type { Model } from '../schema/model.js';
+import { compileFileReference } from '../storage/compile/compile-file-keys.js';
 import type { Database } from '../storage/dialect.js';
-import { referenceQuery } from './file-references.js';
 import type { ReleaseFiles } from './write-executor.js';
 
 /** Stores one uploaded file (checked by content) and gives the value to put in the record's input. */
@@ -27,7 +27,7 @@ export interface EngineFiles {
  * pointing at is deleted after COMMIT unless another record still holds it.
  */
 export function bindFiles(model: Model, db: Database, service: FileService): EngineFiles {
-  const query = referenceQuery(model, db.sql);
+  const query = compileFileReference(model, db.sql);
   const isReferenced = async (key: string): Promise<boolean> => {
     if (query === undefined) return false;
     const { sql, params } = query(key);

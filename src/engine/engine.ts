@@ -3,11 +3,15 @@ import type { FileService } from '../files/file-service.js';
 import type { ReadPlan } from '../plan/read-plan.js';
 import type { WritePlan, WriteResult } from '../plan/write-plan.js';
 import type { Model } from '../schema/model.js';
+import { compileAnyRow } from '../storage/compile/compile-write.js';
 import type { Database } from '../storage/dialect.js';
+import { recordAccountEvent, type AccountEvent } from '../storage/account-events.js';
 import { cachePolicyOf, personalPolicy, type CachePolicy } from './cache-policy.js';
 import { askerKey } from '../plan/principal.js';
 import type { RequestContext } from '../plan/request-context.js';
 import { ChangeClock } from './change-clock.js';
+import { rulesHideChanges } from './hidden-changes.js';
+import { mayReadFile } from './file-readers.js';
 import { ReadExecutor, type ReadResult } from './read-executor.js';
 import { ifMatchMatches, ifNoneMatchMatches, lastModifiedHeader, strongEtag, unmodifiedSince, ValidatorCache } from './validators.js';
 import { WriteExecutor } from './write-executor.js';
@@ -118,11 +122,23 @@ export interface Engine {
   /** The file store and image variants, when the engine has one. */
   readonly files: FileService | undefined;
   /**
+   * Whether the context's principal may read some record holding the stored
+   * file `key`, in a field they may read (rules applied): one statement.
+   */
+  mayReadFile(key: string, context: RequestContext): Promise<boolean>;
+  /**
    * Calls `listener` after each write of this process that committed an
    * event (src/events/ wakes up on it); returns the unsubscribe function.
    * Other processes' writes are heard through the database (src/events/).
    */
   onCommitted(listener: () => void): () => void;
+  /**
+   * Writes an event no record write carries (an account flow's reset or
+   * verification link) and then tells `onCommitted`'s listeners, as a record
+   * write's commit does: the event hub publishes it at once and wakes the
+   * other instances (PostgreSQL: NOTIFY), rather than at its next poll.
+   */
+  recordEvent(event: AccountEvent): Promise<void>;
   /**
    * Runs `work` (which receives uploads and writes records with them) and
    * then settles every file it received: kept when a record points at it,
@@ -167,7 +183,8 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     // Read before the data, so the data is never older than the version its ETag is remembered under.
     const state = await clock.stateOf(tables, revalidating ? 0 : SNAPSHOT_MAX_AGE_MS);
     const known = revalidating ? validators.get(key, state.version) : undefined;
-    const lastModified = lastModifiedHeader(state.changedAt);
+    // Under rules that hide rows or fields from this caller, the tables' clocks would tell of changes it may not see.
+    const lastModified = rulesHideChanges(model, request.plans, principal) ? undefined : lastModifiedHeader(state.changedAt);
     if (request.ifNoneMatch !== undefined) {
       // Revalidation: the clocks alone decide, without running the plans.
       if (known !== undefined && ifNoneMatchMatches(request.ifNoneMatch, known)) return { status: 304, etag: known, lastModified, policy };
@@ -228,12 +245,14 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     },
     readCached,
     write,
+    mayReadFile: (key, context) => timed(context.meter, () => mayReadFile(model, db, key, context.principal)),
     watch: (request, send) => live.watch(request, send),
     holdLive: (context) => live.hold(context),
     seed: (seedOptions) => seedDatabase(model, db, clock, seedOptions, files),
     isEmpty: async () => {
       for (const type of model.types) {
-        const rows = await db.all(`SELECT 1 AS found FROM ${db.sql.quoteIdent(type.table)} LIMIT 1`);
+        const { sql, params } = compileAnyRow(db.sql, type.table);
+        const rows = await db.all(sql, params);
         if (rows.length > 0) return false;
       }
       return true;
@@ -243,6 +262,10 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
       return { sql: compiled.sql, params: compiled.paramOrder.map((index) => plan.params[index]), tables: compiled.tables };
     },
     files: options.files,
+    recordEvent: async (event) => {
+      await recordAccountEvent(db, db.sql, event);
+      for (const listener of committed) listener();
+    },
     onCommitted: (listener) => {
       committed.add(listener);
       return () => committed.delete(listener);

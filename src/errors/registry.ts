@@ -26,6 +26,7 @@ export const ERROR_REGISTRY = {
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   LIVE_READS_LIMIT: { status: 429, title: 'Too many live reads' },
   CROSS_SITE_REQUEST_REFUSED: { status: 403, title: 'Cross-site request refused' },
+  HOST_NOT_ALLOWED: { status: 421, title: 'Host not allowed' },
 
   // auth: who is asking (src/auth/) and what they may do (the planner)
   UNAUTHENTICATED: { status: 401, title: 'Unauthenticated' },

@@ -9,8 +9,12 @@ export interface AccountEvent {
   readonly payload: Readonly<Record<string, unknown>>;
 }
 
-/** The accounts flows' events have no record image: the payload is their record, and the server caused them. */
-const SERVER_PRINCIPAL = JSON.stringify({ id: null, role: null, via: 'server' });
+/**
+ * The accounts flows' events have no record image: the payload is their
+ * record, and Diglot itself wrote them (`system`, as docs/events.md lists for
+ * Diglot's own writes), not the anonymous caller who asked for a reset.
+ */
+const SYSTEM_PRINCIPAL = JSON.stringify({ id: null, role: null, via: 'system' });
 
 /**
  * Writes an accounts event where record changes go (the event table the
@@ -22,7 +26,7 @@ export async function recordAccountEvent(runner: SqlRunner, sql: Database['sql']
     id: event.id,
     type: event.type,
     recordId: event.accountId,
-    principal: SERVER_PRINCIPAL,
+    principal: SYSTEM_PRINCIPAL,
     record: JSON.stringify(event.payload),
     previous: null,
     target: null,

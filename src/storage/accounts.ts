@@ -80,11 +80,12 @@ export class AccountStore {
     this.q = (name) => db.sql.quoteIdent(name);
     this.p = (index) => db.sql.placeholder(index);
     const select = accountSelect(this.q, type, account);
-    this.byIdentifierSql = `${select} WHERE a.${this.q(columnOf(type, account.identifier))} = ${this.p(0)}`;
+    // Case-folded on both sides, as the identifier's unique index is: `Ann@x.org` signs in as `ann@x.org`, on that index.
+    this.byIdentifierSql = `${select} WHERE ${db.sql.foldCase(`a.${this.q(columnOf(type, account.identifier))}`)} = ${db.sql.foldCase(this.p(0))}`;
     this.byIdSql = `${select} WHERE a.${this.q('id')} = ${this.p(0)}`;
   }
 
-  /** The account signing in with this identifier, with its password hash. */
+  /** The account signing in with this identifier (whatever its case, A–Z being a–z), with its password hash. */
   async findByIdentifier(identifier: string): Promise<AccountState | undefined> {
     const [row] = await this.db.all<RawAccount>(this.byIdentifierSql, [identifier]);
     return row === undefined ? undefined : stateOf(row);

@@ -48,8 +48,10 @@ export async function createAccountLimits(options: AccountLimitOptions = {}, sha
   const addresses = await limiter('signin_addresses', options.signInsPerAddress ?? { points: 60, seconds: 900 });
   const resets = await limiter('resets', options.resetsPerKey ?? { points: 5, seconds: 3600 });
   const signUps = await limiter('signups', options.signUpsPerAddress ?? { points: 20, seconds: 3600 });
-  // Identifiers are compared as people type them in any case, and kept as a digest: a megabyte identifier must not be a megabyte key held for the window.
-  const key = (identifier: string): string => createHash('sha256').update(identifier.trim().toLowerCase()).digest('base64url');
+  // The key is the account the identifier names, folded exactly as the database compares identifiers (A–Z to a–z, nothing else:
+  // see SqlCompilerHooks.foldCase), so no spelling of one account counts apart from another, and no other account's success clears it.
+  // Kept as a digest: a megabyte identifier must not be a megabyte key held for the window.
+  const key = (identifier: string): string => createHash('sha256').update(foldAsciiCase(identifier)).digest('base64url');
 
   return {
     async checkSignIn(identifier, address) {
@@ -83,4 +85,9 @@ async function consume(limiter: RateLimiterAbstract, key: string): Promise<void>
 function limited(msBeforeNext: number): ApiError {
   const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
   return new ApiError('RATE_LIMITED', { detail: `Too many attempts; try again in ${seconds} s`, extensions: { retryAfter: seconds } });
+}
+
+/** A–Z to a–z and nothing else: how both databases compare account identifiers. */
+export function foldAsciiCase(text: string): string {
+  return text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
 }

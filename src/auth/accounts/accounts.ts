@@ -8,7 +8,6 @@ import { ownAccountId, type Principal } from '../../plan/principal.js';
 import { serverContext, type RequestContext } from '../../plan/request-context.js';
 import { validateInput } from '../../plan/validate-input.js';
 import type { AccountType, ResourceType } from '../../schema/model.js';
-import { recordAccountEvent } from '../../storage/account-events.js';
 import { AccountStore, type AccountState, type OneTimePurpose } from '../../storage/accounts.js';
 import { newId } from '../../util/ids.js';
 import { hashCredential } from '../credential-hash.js';
@@ -133,8 +132,9 @@ export async function createAccounts(engine: Engine, options: AccountsOptions = 
     return { accessToken, tokenType: 'Bearer', expiresIn: accessTokenSeconds, refreshToken, refreshExpiresIn: refreshTokenSeconds, accountId: state.id };
   };
 
+  // Through the engine, which wakes the event hub as a record write does: the link leaves at once.
   const event = (eventType: string, accountId: string, payload: Record<string, unknown>): Promise<void> =>
-    recordAccountEvent(db, db.sql, { id: `evt_${newId()}`, type: eventType, accountId, payload: { accountId, ...payload } });
+    engine.recordEvent({ id: `evt_${newId()}`, type: eventType, accountId, payload: { accountId, ...payload } });
 
   const oneTimeToken = async (accountId: string, purpose: OneTimePurpose, seconds: number): Promise<{ token: string; expiresAt: number }> => {
     const token = `${ONE_TIME_PREFIX}${randomBytes(32).toString('base64url')}`;

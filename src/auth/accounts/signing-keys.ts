@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { decodeProtectedHeader, errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { ApiError } from '../../errors/api-error.js';
+import { DEFAULT_CLOCK_TOLERANCE_SECONDS, ISSUED_AT_CHECK, REQUIRED_CLAIMS } from '../jwt-verifier.js';
 import type { AccountStore } from '../../storage/accounts.js';
 import { asymmetricSigningKeys } from './asymmetric-key.js';
 
@@ -113,7 +114,7 @@ export async function loadSigningKeys(options: SigningKeysOptions): Promise<Sign
       }
       if (key === undefined || !usable(key)) throw new ApiError('UNAUTHENTICATED', { detail: "The token's key is not known (or retired)" });
       try {
-        const { payload } = await jwtVerify(token, key.secret, { algorithms: ['HS256'], issuer: ISSUER, currentDate: at, clockTolerance: 30 });
+        const { payload } = await jwtVerify(token, key.secret, { algorithms: ['HS256'], issuer: ISSUER, currentDate: at, ...REQUIRED_CLAIMS, ...ISSUED_AT_CHECK, clockTolerance: DEFAULT_CLOCK_TOLERANCE_SECONDS });
         return payload;
       } catch (error) {
         throw new ApiError('UNAUTHENTICATED', { detail: error instanceof errors.JWTExpired ? 'The token has expired' : 'The token does not verify' });

@@ -55,7 +55,7 @@ function resourceTable(model: Model, type: ResourceType): TableSpec {
     const spec = fieldColumn(model, type, field);
     if (spec === undefined) continue;
     columns.push(spec);
-    const index = fieldIndex(type.table, field, spec, idColumn);
+    const index = fieldIndex(type.table, field, spec, idColumn, model.account?.type === type.name && model.account.identifier === field.name);
     if (index !== undefined) indexes.push(index);
   }
   for (const names of type.indexes) {
@@ -109,11 +109,13 @@ function columnOfField(field: Field | undefined): string {
   throw new Error(`@index names ${field?.name ?? 'a missing field'}, which has no column`);
 }
 
-function fieldIndex(table: string, field: Field, spec: ColumnSpec, idColumn: string): IndexSpec | undefined {
+function fieldIndex(table: string, field: Field, spec: ColumnSpec, idColumn: string, identifier: boolean): IndexSpec | undefined {
   // JSON columns have no ordering (PostgreSQL's json type has no b-tree
   // operators), so they are never indexed; the schema loader rejects @unique
   // and @index on them.
   if (spec.type === 'JSON') return undefined;
+  // An account identifier is one account whatever its case (`Ann@x.org` is `ann@x.org`): unique, and looked up, case-folded.
+  if (identifier) return index(table, [spec.name], true, undefined, true);
   if (field.kind === 'scalar' && field.unique) return index(table, [spec.name], true);
   if (field.kind === 'scalar' && field.indexed) return index(table, [spec.name], false, idColumn);
   // Every foreign key is indexed: cascades and `/users/42/posts` look rows up by it.
@@ -350,13 +352,14 @@ function column(
  * of the author's posts first (on a rowid table SQLite's implicit last column
  * is the rowid, not the id).
  */
-function index(table: string, columns: readonly string[], unique: boolean, tieBreak?: string): IndexSpec {
+function index(table: string, columns: readonly string[], unique: boolean, tieBreak?: string, caseInsensitive = false): IndexSpec {
   const appended = tieBreak === undefined || unique || columns.includes(tieBreak) ? undefined : tieBreak;
   return Object.freeze({
     name: constraintName(table, columns.join('_'), unique ? 'key' : 'idx'),
     table,
     columns: Object.freeze(appended === undefined ? [...columns] : [...columns, appended]),
     unique,
+    caseInsensitive,
     tieBreak: appended,
   });
 }

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { CLOCK_SHARD_MARK, CLOCK_TABLE, SYSTEM_PREFIX } from './desired-schema.js';
-import { defaultKey } from './schema-names.js';
+import { defaultKey, indexKeys } from './schema-names.js';
 import type {
   ActualColumn,
   ActualIndex,
@@ -262,8 +262,10 @@ function foreignKeyChange(column: ColumnSpec, actual: ActualTable): { change: Co
 
 function indexChanges(desired: readonly IndexSpec[], actual: readonly ActualIndex[]): { stale: ActualIndex[]; missing: IndexSpec[] } {
   const sameColumns = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((column, i) => column === b[i]);
-  const same = (a: IndexSpec, b: ActualIndex): boolean =>
-    a.unique === b.unique && (sameColumns(a.columns, b.columns) || (a.tieBreak !== undefined && sameColumns(a.columns.slice(0, -1), b.columns)));
+  const same = (a: IndexSpec, b: ActualIndex): boolean => {
+    const keys = indexKeys(a);
+    return a.unique === b.unique && (sameColumns(keys, b.columns) || (a.tieBreak !== undefined && sameColumns(keys.slice(0, -1), b.columns)));
+  };
   const byName = new Map(actual.map((index) => [index.name, index]));
   const wanted = new Map(desired.map((index) => [index.name, index]));
   const stale = actual.filter((index) => {

@@ -3,7 +3,7 @@ import type { Model } from '../../schema/model.js';
 import type { Database, SqlRunner } from '../dialect.js';
 import { desiredSchema, MIGRATIONS_TABLE } from './desired-schema.js';
 import { diffSchema } from './diff-schema.js';
-import type { ActualSchema, MigrationStep } from './schema-spec.js';
+import type { ActualSchema, MigrationStep, SchemaSpec } from './schema-spec.js';
 
 export interface MigrateProgress {
   readonly step: MigrationStep;
@@ -36,11 +36,13 @@ export interface MigrateResult {
 export async function migrate(db: Database, model: Model, options: MigrateOptions = {}): Promise<MigrateResult> {
   const desired = desiredSchema(model);
   if (options.dryRun === true) {
-    const steps = diffSchema(desired, await db.schema.introspect(db), db.schema);
+    const actual = await db.schema.introspect(db);
+    const steps = await withCaseDuplicates(db, db, desired, actual, diffSchema(desired, actual, db.schema));
     return { steps, applied: false };
   }
   return db.schema.runMigration(async (tx) => {
-    const steps = diffSchema(desired, await db.schema.introspect(tx), db.schema);
+    const actual = await db.schema.introspect(tx);
+    const steps = await withCaseDuplicates(db, tx, desired, actual, diffSchema(desired, actual, db.schema));
     refuseUnsafe(steps, options.allowDestructive === true);
     for (const [index, step] of steps.entries()) {
       options.onProgress?.({ step, index, total: steps.length });
@@ -50,6 +52,48 @@ export async function migrate(db: Database, model: Model, options: MigrateOption
     await recordVersion(db, tx, model.hash, steps);
     return { steps, applied: true };
   });
+}
+
+/** At most this many groups of duplicates are named in a migration's refusal. */
+const DUPLICATES_SHOWN = 20;
+
+/**
+ * A case-insensitive unique index (an account identifier's) cannot be made
+ * while rows hold values equal but for case: its step is blocked, naming
+ * each such value's rows by id, so the operator decides which account keeps
+ * it. Rows are never merged or changed here.
+ */
+async function withCaseDuplicates(db: Database, runner: SqlRunner, desired: SchemaSpec, actual: ActualSchema, steps: readonly MigrationStep[]): Promise<MigrationStep[]> {
+  const result = [...steps];
+  const q = (name: string): string => db.sql.quoteIdent(name);
+  for (const table of desired.tables) {
+    const existing = actual.tables.get(table.name);
+    if (existing === undefined || !existing.hasRows) continue;
+    for (const index of table.indexes) {
+      if (!index.unique || !index.caseInsensitive) continue;
+      const create = db.schema.createIndex(index);
+      const at = result.findIndex((step) => step.sql.includes(create));
+      const [column] = index.columns;
+      const id = table.primaryKey[0];
+      if (at === -1 || column === undefined || id === undefined || !existing.columns.some((c) => c.name === column)) continue;
+      const folded = db.sql.foldCase(q(column));
+      const rows = await runner.all<{ folded: string; id: string }>(
+        `SELECT ${folded} AS ${q('folded')}, ${q(id)} AS ${q('id')} FROM ${q(table.name)} ` +
+          `WHERE ${folded} IN (SELECT ${folded} FROM ${q(table.name)} GROUP BY ${folded} HAVING count(*) > 1) ORDER BY 1, 2`,
+      );
+      if (rows.length === 0) continue;
+      const groups = new Map<string, string[]>();
+      for (const row of rows) groups.set(row.folded, [...(groups.get(row.folded) ?? []), row.id]);
+      const named = [...groups].slice(0, DUPLICATES_SHOWN).map(([value, ids]) => `${JSON.stringify(value)} (ids ${ids.join(', ')})`);
+      const more = groups.size > DUPLICATES_SHOWN ? ` and ${groups.size - DUPLICATES_SHOWN} more` : '';
+      const step = result[at] as MigrationStep;
+      const problem =
+        `${table.name}.${column} must be unique whatever its case, but ${groups.size} value${groups.size === 1 ? ' is' : 's are'} held by several rows: ` +
+        `${named.join('; ')}${more}. Change or delete all but one of each (nothing is merged for you), then migrate again`;
+      result[at] = Object.freeze({ ...step, problem: step.problem === undefined ? problem : `${step.problem}; ${problem}` });
+    }
+  }
+  return result;
 }
 
 function refuseUnsafe(steps: readonly MigrationStep[], allowDestructive: boolean): void {

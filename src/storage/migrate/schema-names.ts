@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ColumnType, DefaultSpec } from './schema-spec.js';
+import type { ColumnType, DefaultSpec, IndexSpec } from './schema-spec.js';
 
 /**
  * Names of the things Diglot creates besides tables and columns, and the
@@ -79,4 +79,19 @@ export function isoTimestamp(value: unknown): string {
   const pg = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d(?:\.\d+)?)([+-]\d\d)(?::?(\d\d))?$/.exec(text);
   const date = new Date(pg === null ? text : `${pg[1] ?? ''}T${pg[2] ?? ''}${pg[3] ?? ''}:${pg[4] ?? '00'}`);
   return Number.isNaN(date.getTime()) ? text : date.toISOString();
+}
+
+/** An index's keys as introspection reports them: a column's name, or `lower(<column>)` for a case-folded one. */
+export function indexKeys(index: Pick<IndexSpec, 'columns' | 'caseInsensitive'>): readonly string[] {
+  return index.caseInsensitive ? index.columns.map((column) => `lower(${column})`) : index.columns;
+}
+
+/**
+ * An index key expression as a database prints it (SQLite: `lower("email")`;
+ * PostgreSQL: `lower((email)::text COLLATE "C")`), in `indexKeys`' form;
+ * any other expression as it is.
+ */
+export function expressionKey(text: string): string {
+  const folded = /^\s*lower\s*\(\W*"?([A-Za-z_][\w$]*)"?/i.exec(text);
+  return folded?.[1] === undefined ? text.trim() : `lower(${folded[1]})`;
 }

@@ -44,6 +44,8 @@ export interface IndexSpec {
   readonly table: string;
   readonly columns: readonly string[];
   readonly unique: boolean;
+  /** Each column indexed as its case-folded value (`SqlCompilerHooks.foldCase`): an account identifier, unique whatever its case. */
+  readonly caseInsensitive: boolean;
   /**
    * The last column, when it is there only to order rows with equal keys
    * (the id). An index made without it, as earlier versions made them,
@@ -97,6 +99,7 @@ export interface ActualForeignKey {
 
 export interface ActualIndex {
   readonly name: string;
+  /** Column names; a case-folded column as `lower(<column>)` (see `indexKeys`). */
   readonly columns: readonly string[];
   readonly unique: boolean;
 }

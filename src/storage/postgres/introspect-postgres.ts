@@ -1,5 +1,6 @@
 import type { SqlRunner } from '../dialect.js';
 import { CLOCK_TABLE } from '../migrate/desired-schema.js';
+import { expressionKey } from '../migrate/schema-names.js';
 import type { ActualCheck, ActualColumn, ActualForeignKey, ActualIndex, ActualSchema, ActualTable } from '../migrate/schema-spec.js';
 
 const q = (name: string): string => `"${name.replaceAll('"', '""')}"`;
@@ -45,7 +46,11 @@ export async function introspectPostgres(db: SqlRunner): Promise<ActualSchema> {
   );
   // Indexes made with CREATE INDEX: not a primary key's, nor one a constraint owns.
   const indexRows = await db.all<{ table_name: string; name: string; is_unique: boolean; columns: string[] }>(
-    `SELECT t.relname AS table_name, i.relname AS name, ix.indisunique AS is_unique, ${attributeNames('ix.indkey::int2[]', 'ix.indrelid')} AS columns ` +
+    // Each key as pg_get_indexdef prints it: a column's name, or an expression's text (attnum 0).
+    `SELECT t.relname AS table_name, i.relname AS name, ix.indisunique AS is_unique, ` +
+      `ARRAY(SELECT CASE WHEN (ix.indkey::int2[])[k.sub] = 0 THEN pg_get_indexdef(ix.indexrelid, k.ord::int, true) ` +
+      `ELSE (SELECT a.attname::text FROM pg_attribute a WHERE a.attrelid = ix.indrelid AND a.attnum = (ix.indkey::int2[])[k.sub]) END ` +
+      `FROM generate_subscripts(ix.indkey::int2[], 1) WITH ORDINALITY k(sub, ord) ORDER BY k.ord) AS columns ` +
       `FROM pg_index ix JOIN pg_class i ON i.oid = ix.indexrelid JOIN pg_class t ON t.oid = ix.indrelid ` +
       `JOIN pg_namespace n ON n.oid = t.relnamespace ` +
       `WHERE ${IN_SCHEMA} AND NOT ix.indisprimary AND NOT EXISTS (SELECT 1 FROM pg_constraint con WHERE con.conindid = ix.indexrelid) ` +
@@ -88,7 +93,7 @@ export async function introspectPostgres(db: SqlRunner): Promise<ActualSchema> {
       }));
     const indexes: ActualIndex[] = indexRows
       .filter((row) => row.table_name === name)
-      .map((row) => ({ name: row.name, unique: row.is_unique, columns: row.columns }));
+      .map((row) => ({ name: row.name, unique: row.is_unique, columns: row.columns.map(expressionKey) }));
     const primaryKey = constraints.find((row) => row.type === 'p')?.columns ?? [];
     tables.set(name, { name, columns, primaryKey, foreignKeys, indexes, hasRows: hasRows.has(name) });
   }

@@ -146,6 +146,7 @@ export const postgresHooks = Object.freeze({
   jsonFloat: (expr: string): string => `(${expr})`,
   // strpos and starts_with compare characters, so % and _ in the parameter are literal (LIKE would treat them as wildcards).
   contains: (column: string, param: string): string => `strpos(${column}, ${typed(param)}) > 0`,
+  foldCase: (expr: string): string => `lower((${expr})::text COLLATE "C")`,
   startsWith: (column: string, param: string): string => `starts_with(${column}, ${typed(param)})`,
   // Compact JSON (as JSON.stringify writes it), as UTF-8, as upper-case hex.
   cursorHex: (values: readonly string[]): string =>

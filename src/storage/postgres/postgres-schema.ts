@@ -2,7 +2,7 @@ import type { SqlRunner } from '../dialect.js';
 import { constraintName, isoTimestamp, literalKey } from '../migrate/schema-names.js';
 import type { ActualIndex, ColumnChange, ColumnSpec, ColumnType, IndexSpec, SchemaDialect, TableSpec } from '../migrate/schema-spec.js';
 import { introspectPostgres } from './introspect-postgres.js';
-import { POSTGRES_TYPES } from './postgres-hooks.js';
+import { POSTGRES_TYPES, postgresHooks } from './postgres-hooks.js';
 
 /**
  * PostgreSQL's DDL. Every change is an ALTER in place, and DDL is
@@ -104,7 +104,9 @@ function createTable(table: TableSpec, deferred: ReadonlySet<string>): { create:
 }
 
 function createIndex(index: IndexSpec): string {
-  return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${q(index.name)} ON ${q(index.table)} (${index.columns.map(q).join(', ')})`;
+  // An expression key is written in its own parentheses (PostgreSQL's CREATE INDEX grammar).
+  const key = (column: string): string => (index.caseInsensitive ? `(${postgresHooks.foldCase(q(column))})` : q(column));
+  return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${q(index.name)} ON ${q(index.table)} (${index.columns.map(key).join(', ')})`;
 }
 
 function alter(table: TableSpec, change: ColumnChange): readonly string[] {

@@ -1,5 +1,6 @@
 import type { SqlRunner } from '../dialect.js';
 import { CLOCK_TABLE } from '../migrate/desired-schema.js';
+import { expressionKey } from '../migrate/schema-names.js';
 import type { ActualColumn, ActualForeignKey, ActualIndex, ActualSchema, ActualTable } from '../migrate/schema-spec.js';
 import { readColumnChecks } from './read-create-table.js';
 
@@ -56,10 +57,34 @@ async function readTable(db: SqlRunner, name: string, sql: string): Promise<Actu
   // origin 'c': made by CREATE INDEX (not a primary key's or UNIQUE clause's own index).
   for (const index of indexList.filter((entry) => entry.origin === 'c')) {
     const parts = await db.all<{ name: string | null }>('SELECT name FROM pragma_index_info(?) ORDER BY seqno', [index.name]);
-    indexes.push({ name: index.name, unique: index.unique === 1, columns: parts.map((part) => part.name ?? '') });
+    // An expression key has no name: its text is read from the index's CREATE statement.
+    const expressions = parts.some((part) => part.name === null) ? await indexExpressions(db, index.name) : [];
+    indexes.push({ name: index.name, unique: index.unique === 1, columns: parts.map((part, i) => part.name ?? expressionKey(expressions[i] ?? '')) });
   }
   indexes.sort((a, b) => a.name.localeCompare(b.name));
 
   const [probe] = await db.all<{ has_rows: number }>(`SELECT EXISTS (SELECT 1 FROM ${q(name)}) AS has_rows`);
   return { name, columns, primaryKey, foreignKeys, indexes, hasRows: probe?.has_rows === 1 };
+}
+
+/** The key texts of an index, from the `CREATE INDEX … ON t (k1, k2)` SQLite keeps: split at the top level's commas. */
+async function indexExpressions(db: SqlRunner, name: string): Promise<string[]> {
+  const [row] = await db.all<{ sql: string | null }>("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", [name]);
+  const sql = row?.sql ?? '';
+  const open = sql.indexOf('(', sql.search(/\bON\b/i));
+  const keys: string[] = [];
+  let depth = 0;
+  let start = open + 1;
+  for (let i = open + 1; open >= 0 && i < sql.length; i++) {
+    const char = sql[i];
+    if (char === '(') depth++;
+    else if (char === ')' && depth-- === 0) {
+      keys.push(sql.slice(start, i));
+      break;
+    } else if (char === ',' && depth === 0) {
+      keys.push(sql.slice(start, i));
+      start = i + 1;
+    }
+  }
+  return keys;
 }

@@ -22,6 +22,10 @@ export function mapSqliteError(error: unknown, lookup: ErrorLookup): Error {
   switch (code) {
     case 'SQLITE_CONSTRAINT_UNIQUE':
     case 'SQLITE_CONSTRAINT_PRIMARYKEY': {
+      // An expression index (a case-folded identifier's) is named, not its columns: "UNIQUE constraint failed: index 'users_email_key'".
+      const index = /index '([^']+)'/.exec(message)?.[1];
+      const known = index === undefined ? undefined : lookup.constraint(index);
+      if (known !== undefined) return lookup.uniqueViolation(known.table, known.columns, error);
       const columns = qualifiedColumns(message);
       return lookup.uniqueViolation(columns[0]?.table, columns.map((c) => c.column), error);
     }

@@ -134,6 +134,7 @@ export const sqliteHooks = Object.freeze({
     `json(replace(replace(replace(json_quote(${expr}) || '~', '.0~', ''), '~', ''), '.0e', 'e'))`,
   // instr compares characters, so % and _ in the parameter are literal (LIKE would treat them as wildcards).
   contains: (column: string, param: string): string => `instr(${column}, ${param}) > 0`,
+  foldCase: (expr: string): string => `lower(${expr})`,
   // The first occurrence is at 1 exactly when the column starts with it (and '' is found at 1).
   startsWith: (column: string, param: string): string => `instr(${column}, ${param}) = 1`,
   // hex() is upper-case already; json_array writes the same compact text as JSON.stringify.

@@ -12,7 +12,7 @@ import type {
   TableSpec,
 } from '../migrate/schema-spec.js';
 import { introspectSqlite } from './introspect-sqlite.js';
-import { SQLITE_TYPES } from './sqlite-hooks.js';
+import { SQLITE_TYPES, sqliteHooks } from './sqlite-hooks.js';
 
 /**
  * SQLite's DDL. Tables are STRICT (a value of the wrong type is an error, not
@@ -106,7 +106,8 @@ function createTableSql(table: TableSpec, name: string): string {
 }
 
 function createIndex(index: IndexSpec): string {
-  return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${q(index.name)} ON ${q(index.table)} (${index.columns.map(q).join(', ')})`;
+  const key = (column: string): string => (index.caseInsensitive ? sqliteHooks.foldCase(q(column)) : q(column));
+  return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${q(index.name)} ON ${q(index.table)} (${index.columns.map(key).join(', ')})`;
 }
 
 /** Only ADD COLUMN, and only what SQLite allows there: a constant default, and NULL as the default of a reference. */
