@@ -240,7 +240,11 @@ describe('the OpenAPI document', () => {
       expect.arrayContaining(['User.fields', 'User.include', 'User.filter', 'User.sort', 'limit', 'after', 'before', 'count', 'User.profilePicture.size', 'User.posts.limit', 'User.posts.filter', 'If-None-Match']),
     );
     expect(document.components.parameters['User.filter']).toMatchObject({ name: 'filter', in: 'query', style: 'deepObject', explode: true });
-    expect(document.components.parameters['User.posts.filter']).toMatchObject({ name: 'posts.filter', style: 'deepObject', schema: { $ref: '#/components/schemas/PostFilter' } });
+    expect(document.components.parameters['User.posts.filter']).toMatchObject({
+      name: 'posts.filter',
+      style: 'deepObject',
+      schema: { allOf: [{ $ref: '#/components/schemas/PostFilter' }] },
+    });
     expect(document.components.parameters['limit']?.schema).toMatchObject({ default: 20, maximum: 100 });
     expect(schema(document, 'PostFilter').properties['status']).toMatchObject({ description: 'Operators: eq, ne, lt, lte, gt, gte, in, isNull.' });
     expect(schema(document, 'UserFilter').properties).not.toHaveProperty('preferences');

@@ -168,17 +168,25 @@ function isSortable(field: Field): boolean {
 }
 
 function filterParameter(name: string, type: ResourceType, names: ComponentNames, suffix = ''): Parameter {
-  const filterable = type.fields.filter((field) => filterOperators(field) !== undefined).map((field) => field.name);
   return {
     name,
     in: 'query',
     description:
-      `Conditions on ${type.plural}: \`${name}[field]=value\` (equality) or \`${name}[field][op]=value\`; ` +
-      `\`${name}[or][0][field][op]=value\`, \`${name}[and][…]\` and \`${name}[not][…]\` combine them. Fields: ${filterable.join(', ')}.${suffix}`,
+      `Conditions on ${type.plural} (the fields and operators of ${names.filter(type.name)}): \`${name}[field]=value\` (equality) or ` +
+      `\`${name}[field][op]=value\`; \`${name}[or][0][field][op]=value\`, \`${name}[and][…]\` and \`${name}[not][…]\` combine them. ` +
+      `In /docs's "Test Request", type the object as JSON: \`{"${exampleField(type)}":{"startsWith":"A"}}\` is sent as \`${name}[${exampleField(type)}][startsWith]=A\`.${suffix}`,
     style: 'deepObject',
     explode: true,
-    schema: ref('schemas', names.filter(type.name)),
+    // Wrapped, not a bare reference: API references (Scalar's /docs) flatten a deepObject whose own schema is an object into a
+    // form row per nested property (hundreds, with `not`, `and`, `or`); behind allOf it stays one row, taking the object as JSON.
+    schema: { allOf: [ref('schemas', names.filter(type.name))] },
   };
+}
+
+/** A field the example in `filter`'s description can name: the first text field but the id. */
+function exampleField(type: ResourceType): string {
+  const text = type.fields.find((field) => field.name !== 'id' && field.kind === 'scalar' && (filterOperators(field) ?? []).includes('contains'));
+  return text?.name ?? 'id';
 }
 
 function sizeParameter(path: string, sizes: readonly number[], suffix = ''): Parameter {
