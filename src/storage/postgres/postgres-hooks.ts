@@ -9,11 +9,8 @@ import type { JsonList, JsonMember, SqlCompilerHooks } from '../dialect.js';
  * or, a timestamp, by `to_char`; nested objects and arrays are the text
  * their subqueries built, and arrays are the objects' text joined by
  * `array_to_string` (`jsonArray`). No JSON text is parsed again, and no
- * record costs a subquery of its own. `json_build_object` and `json_agg`
- * would pad with spaces (`{"a" : 1}`, `[1, 2]`), and `row_to_json`
- * over a one-row subquery per record (the earlier spelling) cost a subplan a
- * record: measured on the benchmark's data, splicing took the W5 statement
- * (50 users with 5 posts each) from about 540 to 475 µs of PostgreSQL's CPU.
+ * record costs a subquery of its own (`json_build_object` and `json_agg`
+ * pad with spaces; `row_to_json` costs a subplan a record: bench/HISTORY.md).
  */
 
 const quoteIdent = (name: string): string => `"${name.replaceAll('"', '""')}"`;
@@ -31,9 +28,7 @@ function typed(expr: string): string {
  * A member's value as JSON: nested JSON as it came (text), a timestamp by
  * `to_char`, anything else through `to_json`; SQL NULL is `null`. A JSON
  * column's value is its text already (json keeps it as written). Values
- * stay of type `json`: `||` and `format` take json as it is, where a cast
- * to text would copy it twice more (json has no binary cast to text; 5
- * members of 100,000 posts: 190 → 165 ms).
+ * stay of type `json`: a cast to text would copy it twice more.
  */
 function memberText([, value, kind]: JsonMember): string {
   if (kind === 'embedded') return value;
@@ -43,24 +38,11 @@ function memberText([, value, kind]: JsonMember): string {
 
 /** ISO-8601 in UTC with milliseconds, as JavaScript's `toISOString` writes it. */
 const ISO_FORMAT = 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"';
-/**
- * The same between JSON's quotes (`\"` is a literal `"` in a `to_char`
- * format): the text holds nothing JSON escapes, so `to_json` would only
- * copy it twice more. 100,000 posts' three timestamps: 1.72 → 1.30 µs a row.
- */
+/** The same between JSON's quotes (`\"` is a literal `"` in `to_char`): it holds nothing to escape, so `to_json` would only copy it. */
 const QUOTED_ISO_FORMAT = `\\"${ISO_FORMAT}\\"`;
 const isoTimestamp = (expr: string, format: string): string => `to_char((${expr}) AT TIME ZONE 'UTC', ${sqlString(format)})`;
 
-/**
- * Objects of more members than this are written by one `format` call: each
- * `||` copies all the text before it, so a chain is quadratic in the
- * object's length, while `format` writes each piece once, from one string
- * holding all the keys. Measured in PostgreSQL's CPU a statement: a whole
- * user (27 members) 95 µs with `||` against 68 with `concat` (65 as
- * `row_to_json`); W5's objects of one or two members 470 µs with `||`
- * against about 510 with `concat`. `format` is no cheaper than `||` up to
- * four members (one: 0.54 against 0.51 µs a row; four: the same).
- */
+/** Wider objects are written by one `format` call: a `||` chain copies all the text before each link, so it is quadratic in the width. */
 const MAX_CHAINED_MEMBERS = 4;
 
 function jsonObject(members: readonly JsonMember[]): string {
@@ -85,11 +67,7 @@ function objectText(members: readonly JsonMember[], bare: boolean): string {
  * their first key are the separator, written by `array_to_string` as it
  * joins them, and no row's text is copied into an aggregate's state. An
  * object's text is never empty (every member writes at least `null`), so
- * an empty string is an empty page. Measured in a loop inside PostgreSQL
- * (`micro/pg-statement-cpu.mjs --loop`), same bytes, against
- * `string_agg` over the page: W5's statement (50 users with 5 titles each)
- * 302 → 275 µs, W4's 51.9 → 48.1; W9's, of objects of 10 and 27 members,
- * 186 → 184.
+ * an empty string is an empty page.
  */
 function jsonArray({ members, rows, derived, order }: JsonList): string {
   const first = members[0];
@@ -103,14 +81,10 @@ function jsonArray({ members, rows, derived, order }: JsonList): string {
 const MAX_ARGS = 100;
 
 /**
- * A wide object as `format('{"a":%s,"b":%s}', …)`. Unlike `concat`, which
- * looks up each argument's output function on every call, `format` looks
- * it up again only when the type changes from one argument to the next.
- * Measured in a loop inside PostgreSQL (`micro/pg-statement-cpu.mjs
- * --loop`), same bytes: W1's statement (one user) 18.5 → 16.7 µs, W2's (20
- * users) 177 → 171, W9's (21 records) 189 → 182. An object wider than one
- * call takes (the format string and 99 values) is written a call at a
- * time, the pieces joined by `concat`.
+ * A wide object as `format('{"a":%s,"b":%s}', …)`: unlike `concat`, it looks
+ * up an output function again only when the type changes. An object wider
+ * than one call takes (the format string and 99 values) is written a call
+ * at a time, the pieces joined by `concat`.
  */
 function formatAll(members: readonly JsonMember[], bare: boolean): string {
   const pieces: string[] = [];
