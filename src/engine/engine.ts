@@ -15,6 +15,7 @@ import { mayReadFile } from './file-readers.js';
 import { ReadExecutor, type ReadResult } from './read-executor.js';
 import { ifMatchMatches, ifNoneMatchMatches, lastModifiedHeader, strongEtag, unmodifiedSince, ValidatorCache } from './validators.js';
 import { WriteExecutor } from './write-executor.js';
+import { ChangeBus } from './change-bus.js';
 import { LiveReads, type LiveRead, type LiveReadOptions, type LiveReadRequest, type LiveValue } from './live-reads.js';
 import { seedDatabase, type SeedOptions } from './seed/seed.js';
 import { bindFiles, type ReceiveUpload } from './engine-files.js';
@@ -127,14 +128,14 @@ export interface Engine {
    */
   mayReadFile(key: string, context: RequestContext): Promise<boolean>;
   /**
-   * Calls `listener` after each write of this process that committed an
-   * event (src/events/ wakes up on it); returns the unsubscribe function.
-   * Other processes' writes are heard through the database (src/events/).
+   * The change bus: every commit of this process and, through the database,
+   * of the others, and one safety poll — what live reads and the event hub
+   * (change-event subscriptions, webhooks) all hear (change-bus.ts).
    */
-  onCommitted(listener: () => void): () => void;
+  readonly changes: ChangeBus;
   /**
    * Writes an event no record write carries (an account flow's reset or
-   * verification link) and then tells `onCommitted`'s listeners, as a record
+   * verification link) and then tells the change bus, as a record
    * write's commit does: the event hub publishes it at once and wakes the
    * other instances (PostgreSQL: NOTIFY), rather than at its next poll.
    */
@@ -158,17 +159,16 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
   const clock = new ChangeClock(db);
   const reader = new ReadExecutor(model, db, options.maxResponseLength);
   const files = options.files === undefined ? undefined : bindFiles(model, db, options.files);
-  const committed = new Set<() => void>();
-  const writer = new WriteExecutor(model, db, clock, files?.release, () => {
-    for (const listener of committed) listener();
-  });
+  const writer = new WriteExecutor(model, db, clock, files?.release);
   const validators = new ValidatorCache();
-  const live = new LiveReads(model, db, clock, reader, options.live);
-  // Other instances on the database hear of every local commit (PostgreSQL: NOTIFY after COMMIT).
-  if (db.announceChanges !== undefined) {
-    const announce = db.announceChanges;
-    clock.onCommitted((tables) => announce(tables));
-  }
+  const changes = new ChangeBus(db);
+  const live = new LiveReads(model, changes, clock, reader, options.live);
+  // Each local commit, once: to this process's change bus, and to the other instances on the database (PostgreSQL: NOTIFY after COMMIT).
+  const announce = db.announceChanges;
+  clock.onCommitted((tables) => {
+    changes.committed(tables);
+    announce?.(tables);
+  });
 
   const readCached = async (request: CachedReadRequest): Promise<CachedReadResponse> => {
     const { meter, principal } = request.context;
@@ -264,12 +264,10 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     files: options.files,
     recordEvent: async (event) => {
       await recordAccountEvent(db, db.sql, event);
-      for (const listener of committed) listener();
+      // No clock moved: the bus is told directly, so the event hub publishes it now.
+      changes.committed([]);
     },
-    onCommitted: (listener) => {
-      committed.add(listener);
-      return () => committed.delete(listener);
-    },
+    changes,
     withUploads: (work) => {
       // The front-ends register upload routes only when there is a file store.
       if (files === undefined) throw new Error('this engine has no file store');
