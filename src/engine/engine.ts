@@ -19,7 +19,8 @@ import { ChangeBus } from './change-bus.js';
 import { LiveReads, type LiveRead, type LiveReadOptions, type LiveReadRequest, type LiveValue } from './live-reads.js';
 import { seedDatabase, type SeedOptions } from './seed/seed.js';
 import { bindFiles, type ReceiveUpload } from './engine-files.js';
-import { chargeReads, timed, WRITE_COST } from './request-meter.js';
+import { chargeReads, readCost, timed, WRITE_COST } from './request-meter.js';
+import { TableSizes } from './table-sizes.js';
 
 export type { ReadResult } from './read-executor.js';
 export type { CachePolicy } from './cache-policy.js';
@@ -36,6 +37,8 @@ export interface EngineOptions {
   readonly maxResponseLength?: number;
   /** Limits and the safety-net poll of live reads (SSE, GraphQL subscriptions). */
   readonly live?: LiveReadOptions;
+  /** How often, at most, the tables' estimated sizes are asked for again after writes (ms; default 60,000). */
+  readonly tableSizesRefreshMs?: number;
 }
 
 /** A cacheable read as the front-ends ask for it. */
@@ -104,6 +107,15 @@ export interface Engine {
    */
   write(context: RequestContext, plan: WritePlan, precondition?: WritePrecondition, readBack?: (id: string) => ReadPlan): Promise<WriteResult>;
   /**
+   * Whether the context's principal may make this update at all, judged on
+   * the stored record (404 when they may not see it, 403 when they may not
+   * change it), ahead of the write: the front-ends ask before receiving a
+   * file for a record, so a stranger's upload is never stored or decoded.
+   * One statement for a plan with record rules, none otherwise; uncharged
+   * (the write that follows is charged).
+   */
+  precheckWrite(context: RequestContext, plan: WritePlan): Promise<void>;
+  /**
    * Watches a read: `send` gets its representation now and again each time
    * it changes (see live-reads.ts). Charged when it starts and for each
    * later run; rejects with LIVE_READS_LIMIT past the limits.
@@ -118,6 +130,14 @@ export interface Engine {
   seed(options?: SeedOptions): Promise<Record<string, number>>;
   /** True when no resource table has a row (`npm start` seeds only then). */
   isEmpty(): Promise<boolean>;
+  /**
+   * What reading `plans` costs, in points: the rows they may return and
+   * scan, with the tables' estimated sizes (see request-meter.ts). Every
+   * read is charged this, on every transport.
+   */
+  readCost(plans: readonly ReadPlan[]): number;
+  /** Asks the database for its tables' sizes now (they are otherwise refreshed after writes, now and then); resolves when they are in. */
+  refreshTableSizes(): Promise<void>;
   /** SQL of a plan, for `diglot explain` and golden tests. */
   explain(plan: ReadPlan): { readonly sql: string; readonly params: readonly unknown[]; readonly tables: readonly string[] };
   /** The file store and image variants, when the engine has one. */
@@ -144,8 +164,10 @@ export interface Engine {
    * Runs `work` (which receives uploads and writes records with them) and
    * then settles every file it received: kept when a record points at it,
    * deleted otherwise — so a failed or abandoned upload leaves no orphan.
+   * Each image is charged to the context's budget by its pixels
+   * (`imageCost`) after its header is read and before it is decoded.
    */
-  withUploads<T>(work: (receive: ReceiveUpload) => Promise<T>): Promise<T>;
+  withUploads<T>(context: RequestContext, work: (receive: ReceiveUpload) => Promise<T>): Promise<T>;
 }
 
 /**
@@ -161,8 +183,13 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
   const files = options.files === undefined ? undefined : bindFiles(model, db, options.files);
   const writer = new WriteExecutor(model, db, clock, files?.release);
   const validators = new ValidatorCache();
+  const sizes = new TableSizes(db, [...new Set(model.types.flatMap((type) => [type.table, ...joinTables(type)]))], options.tableSizesRefreshMs);
+  // Asked once now and, after writes, now and then: never on a read's path.
+  void sizes.refresh();
+  clock.onCommitted(() => sizes.written());
+  const costOf = (plans: readonly ReadPlan[]): number => readCost(model, plans, sizes.rowsOf);
   const changes = new ChangeBus(db);
-  const live = new LiveReads(model, changes, clock, reader, options.live);
+  const live = new LiveReads(model, changes, clock, reader, costOf, options.live);
   // Each local commit, once: to this process's change bus, and to the other instances on the database (PostgreSQL: NOTIFY after COMMIT).
   const announce = db.announceChanges;
   clock.onCommitted((tables) => {
@@ -173,7 +200,7 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
   const readCached = async (request: CachedReadRequest): Promise<CachedReadResponse> => {
     const { meter, principal } = request.context;
     // Charged before anything runs, revalidations included: the asker's budget decides, not the cache.
-    const charged = chargeReads(meter, request.plans);
+    const charged = chargeReads(meter, () => costOf(request.plans));
     if (charged !== undefined) await charged;
     const policy = personalPolicy(model, cachePolicyOf(model, request.plans), principal);
     const key = `${request.key} ${askerKey(model, principal)}`;
@@ -239,16 +266,23 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     db,
     read: (plan, context) => timed(context.meter, () => reader.read(plan)),
     readEach: async (plans, context) => {
-      const charged = chargeReads(context.meter, plans);
+      const charged = chargeReads(context.meter, () => costOf(plans));
       if (charged !== undefined) await charged;
       return Promise.allSettled(plans.map((plan) => timed(context.meter, () => reader.read(plan))));
     },
     readCached,
     write,
+    precheckWrite: (context, plan) => timed(context.meter, () => writer.precheck(plan)),
     mayReadFile: (key, context) => timed(context.meter, () => mayReadFile(model, db, key, context.principal)),
     watch: (request, send) => live.watch(request, send),
     holdLive: (context) => live.hold(context),
-    seed: (seedOptions) => seedDatabase(model, db, clock, seedOptions, files),
+    seed: async (seedOptions) => {
+      const written = await seedDatabase(model, db, clock, seedOptions, files);
+      await sizes.refresh();
+      return written;
+    },
+    readCost: costOf,
+    refreshTableSizes: () => sizes.refresh(),
     isEmpty: async () => {
       for (const type of model.types) {
         const { sql, params } = compileAnyRow(db.sql, type.table);
@@ -268,10 +302,15 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
       changes.committed([]);
     },
     changes,
-    withUploads: (work) => {
+    withUploads: (context, work) => {
       // The front-ends register upload routes only when there is a file store.
       if (files === undefined) throw new Error('this engine has no file store');
-      return files.withUploads(work);
+      return files.withUploads(context, work);
     },
   };
+}
+
+/** The join tables a type's many-to-many relations read through (their sizes price scans of those relations). */
+function joinTables(type: Model['types'][number]): string[] {
+  return type.fields.flatMap((field) => (field.kind === 'manyToMany' ? [field.joinTable] : []));
 }

@@ -1,6 +1,7 @@
 import { ApiError } from '../errors/api-error.js';
 import type { WriteActor, WritePlan, WriteResult, WriteValues } from '../plan/write-plan.js';
 import type { Field, Model, ResourceType } from '../schema/model.js';
+import { compileRowRules } from '../storage/compile/compile-rule-check.js';
 import { WriteCompiler, type CompiledWrite, type ReadBack } from '../storage/compile/compile-write-plan.js';
 import type { Database, SqlRunner, SqlValue } from '../storage/dialect.js';
 import type { EventValues } from '../storage/outbox.js';
@@ -67,8 +68,8 @@ export class WriteExecutor {
   private columnsOf(type: ResourceType, plan: WritePlan, now: string): { id: string; columns?: Map<string, SqlValue> } {
     if (plan.kind === 'create') return this.newRecord(type, plan.values, now);
     if (plan.kind !== 'update') return { id: plan.id };
+    // PUT's resets are in `values` already (planUpdate): only the fields the caller may write.
     const columns = new Map<string, SqlValue>();
-    if (plan.replace) this.resetOmitted(type, plan.values, columns);
     this.setColumns(type, plan.values, columns);
     for (const field of type.fields) {
       if (field.kind === 'scalar' && field.auto === 'updatedAt') columns.set(field.column, now);
@@ -98,6 +99,17 @@ export class WriteExecutor {
           case 'precondition':
             await check?.(tx);
             break;
+          case 'unchanged': {
+            const [row] = await tx.all(step.sql, step.params);
+            if (row === undefined) throw notFound(step.type, step.id);
+            if (Number(row['allowed']) !== 1) throw immutable(step.type, step.fields);
+            break;
+          }
+          case 'reference': {
+            const [row] = await tx.all(step.sql, step.params);
+            if (row === undefined || Number(row['visible']) !== 1) throw targetNotFound(step.type, step.field, step.target);
+            break;
+          }
           case 'files':
             addFileKeys(files, await tx.all(step.sql, step.params), step.columns);
             break;
@@ -154,6 +166,22 @@ export class WriteExecutor {
     return typeof record === 'string' ? { id, changed: true, record } : { id, changed: true };
   }
 
+  /**
+   * The stored-record rules of an update or delete, checked ahead of the
+   * write (404 / 403 as the write itself would answer): for a request that
+   * is about to receive files, so a stranger's files are never stored. One
+   * statement, outside any transaction; the write checks again under its lock.
+   */
+  async precheck(plan: WritePlan): Promise<void> {
+    if ((plan.kind !== 'update' && plan.kind !== 'delete') || plan.rules === undefined) return;
+    const type = this.model.typesByName.get(plan.type);
+    if (type === undefined) throw new Error(`write plan names unknown type ${plan.type}`);
+    const { sql, params } = compileRowRules(this.model, this.db.sql, type, plan.id, plan.rules);
+    const [row] = await this.db.all(sql, params);
+    if (row === undefined || Number(row['visible']) !== 1) throw notFound(type.name, plan.id);
+    if (Number(row['allowed']) !== 1) throw new ApiError('FORBIDDEN', { detail: `You may not change ${type.name} ${plan.id}` });
+  }
+
   /** A new record's id, and its columns: the id, its automatic timestamps and the input. */
   private newRecord(type: ResourceType, values: WriteValues, now: string): { id: string; columns: Map<string, SqlValue> } {
     const id = newId();
@@ -176,20 +204,6 @@ export class WriteExecutor {
     }
   }
 
-  /** PUT semantics: every writable field the body leaves out goes back to its default or null. */
-  private resetOmitted(type: ResourceType, values: WriteValues, columns: Map<string, SqlValue>): void {
-    for (const field of type.fields) {
-      if (Object.hasOwn(values, field.name)) continue;
-      // A value taken from the creator (`@default(fromAuth:)`) is set once; a PUT that leaves it out keeps it.
-      if ((field.kind === 'scalar' || field.kind === 'toOne') && field.defaultFromAuth !== undefined) continue;
-      if (field.kind === 'scalar' && !field.readonly) {
-        columns.set(field.column, field.default === undefined ? null : toStored(field, field.default.value));
-      } else if (field.kind === 'toOne' && !field.readonly && field.nullable) {
-        columns.set(field.column, null);
-      }
-    }
-  }
-
   /** A write's event, but for its images. */
   private eventValues(type: ResourceType, plan: WritePlan, id: string, now: string, previous: string | null): EventValues {
     const link = plan.kind === 'connect' || plan.kind === 'disconnect';
@@ -205,6 +219,20 @@ export class WriteExecutor {
       createdAt: now,
     };
   }
+}
+
+function immutable(type: string, fields: readonly string[]): ApiError {
+  const names = fields.map((name) => `${type}.${name}`).join(', ');
+  return new ApiError('INPUT_IMMUTABLE_FIELD', {
+    detail: `${names} ${fields.length === 1 ? 'is' : 'are'} set once, when the record is created: send the value it holds, or leave it out`,
+    errors: fields.map((name) => ({ pointer: `/${name}`, code: 'INPUT_IMMUTABLE_FIELD' as const, detail: `${name} cannot be changed` })),
+  });
+}
+
+/** As the foreign key's failure reads on PostgreSQL (map-db-error.ts), pointer included: a hidden target and a missing one look alike. */
+function targetNotFound(type: string, field: string, target: string): ApiError {
+  const detail = `${type}.${field}: no ${target} has this id.`;
+  return new ApiError('RELATION_TARGET_NOT_FOUND', { detail, errors: [{ pointer: `/${field}`, code: 'RELATION_TARGET_NOT_FOUND', detail }] });
 }
 
 function notFound(type: string, id: string): ApiError {

@@ -113,10 +113,20 @@ export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOpti
         if (method === 'POST' && options.engine.files !== undefined && request.isMultipart()) {
           checkPreflightHeader(request.headers);
           // Every file received is kept only if the operation's writes point a record at it.
-          const uploaded = await options.engine.withUploads(async (receive) => {
-            const multipartParams = await paramsFromMultipart(request.parts(), receive);
-            return handler.handle({ method, params: multipartParams, media, ifNoneMatch: undefined, context: contextOf(request) });
-          });
+          const context = contextOf(request);
+          let refused: GraphqlHttpResponse | undefined;
+          const uploaded = await options.engine
+            .withUploads(context, async (receive) => {
+              const multipartParams = await paramsFromMultipart(request.parts(), receive, (params) => {
+                refused = handler.refuseUploads({ method, params, media, ifNoneMatch: undefined, context });
+                if (refused !== undefined) throw new UploadsRefused();
+              });
+              return handler.handle({ method, params: multipartParams, media, ifNoneMatch: undefined, context });
+            })
+            .catch((error: unknown) => {
+              if (error instanceof UploadsRefused && refused !== undefined) return refused;
+              throw error;
+            });
           return send(reply, uploaded);
         }
         if (method === 'POST' && typeof request.body !== 'string') {
@@ -154,6 +164,9 @@ export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOpti
     done();
   });
 }
+
+/** Thrown out of the multipart reader to stop at the first file of a request `refuseUploads` answered. */
+class UploadsRefused extends Error {}
 
 function send(reply: FastifyReply, response: GraphqlHttpResponse): FastifyReply {
   setHeaders(reply.code(response.status), response.headers);

@@ -10,7 +10,7 @@ import { chooseVariantFormat, variantWidths } from '../files/image-variants.js';
 import { multipartParts, receivePart } from '../files/multipart-parts.js';
 import { servedFileHeaders } from '../files/served-file-headers.js';
 import { contextOf, principalOf } from '../auth/request-principal.js';
-import { planUpdate } from '../plan/build-write.js';
+import { checkWriteRights, planUpdate } from '../plan/build-write.js';
 import { validateInput } from '../plan/validate-input.js';
 import type { FileField, ResourceType } from '../schema/model.js';
 import { header } from '../util/http-request.js';
@@ -81,7 +81,11 @@ async function putFile(options: FileRoutesOptions, type: ResourceType, field: Fi
       extensions: { accept: ['multipart/form-data'] },
     });
   }
-  await engine.withUploads(async (receive) => {
+  // The rules before the body is read: a caller who may never write this field sends no file to the store.
+  checkWriteRights(engine.model, type.name, 'update', principalOf(request), [field.name]);
+  // And the rules on the stored record (may they see it, change it?): a stranger's file is not received either.
+  await engine.precheckWrite(contextOf(request), planUpdate(engine.model, type.name, id, {}, principalOf(request)));
+  await engine.withUploads(contextOf(request), async (receive) => {
     let value: unknown;
     for await (const part of multipartParts<Multipart>(request.parts())) {
       if (part.type !== 'file' || part.fieldname !== 'file' || value !== undefined) {
@@ -99,6 +103,7 @@ async function putFile(options: FileRoutesOptions, type: ResourceType, field: Fi
 async function deleteFile(options: FileRoutesOptions, type: ResourceType, field: FileField, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const { engine } = options;
   const id = (request.params as { id: string }).id;
+  checkWriteRights(engine.model, type.name, 'update', principalOf(request), [field.name]);
   const values = validateInput(engine.model, type, { [field.name]: null }, 'patch');
   await engine.write(contextOf(request), planUpdate(engine.model, type.name, id, values, principalOf(request)), options.precondition(type, id, request));
   reply.code(204).send();

@@ -205,10 +205,18 @@ async function create(options: RestContext, type: ResourceType, request: Fastify
 async function update(options: RestContext, type: ResourceType, request: FastifyRequest, reply: FastifyReply, mode: InputMode): Promise<void> {
   const { engine } = options;
   const id = params(request).id as string;
-  await writeRecordBody(engine, type, request, mode, () => jsonBody(request), (values) => {
-    const plan = planUpdate(engine.model, type.name, id, values, principalOf(request), mode === 'replace');
-    return engine.write(contextOf(request), plan, precondition(options, type, id, request));
-  });
+  await writeRecordBody(
+    engine,
+    type,
+    request,
+    mode,
+    () => jsonBody(request),
+    (values) => {
+      const plan = planUpdate(engine.model, type.name, id, values, principalOf(request), mode === 'replace');
+      return engine.write(contextOf(request), plan, precondition(options, type, id, request));
+    },
+    () => engine.precheckWrite(contextOf(request), planUpdate(engine.model, type.name, id, {}, principalOf(request))),
+  );
   await sendRecord(options, type, id, request, reply);
 }
 

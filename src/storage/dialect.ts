@@ -98,6 +98,13 @@ export interface Database extends SqlRunner {
   readonly notify?: (channel: string, payload: string) => Promise<void>;
   /** Cheap liveness probe for /healthz. */
   ping(): Promise<void>;
+  /**
+   * Estimated rows in each of `tables` (missing tables left out): what the
+   * cost of a read that may scan a table is (plan/scan-cost.ts). Cheap and
+   * approximate; the engine caches it and asks again now and then, never
+   * per request.
+   */
+  estimateRows(tables: readonly string[]): Promise<Map<string, number>>;
   /** Number of statements sent since start (observability and tests). */
   readonly statementCount: number;
   close(): Promise<void>;

@@ -29,7 +29,7 @@ const DIALECTS: Record<'sqlite' | 'postgres', { readonly sql: SqlCompilerHooks; 
 const NOW = '2026-01-02T03:04:05.678Z';
 const ADMIN: Principal = { id: null, role: 'ADMIN', claims: {}, admin: true, via: 'admin-key' };
 /** "Only the author": the shape the rules planner gives `author == auth.id`. */
-const OWN_POSTS: WriteRules = { params: ['u7'], visible: { op: 'eq', field: 'status', value: { param: 1 } }, allowed: { op: 'eq', field: 'author', value: { param: 0 } } };
+const OWN_POSTS: WriteRules = { params: ['7'], visible: { op: 'eq', field: 'status', value: { param: 1 } }, allowed: { op: 'eq', field: 'author', value: { param: 0 } } };
 
 interface Case {
   readonly plan: WritePlan;
@@ -42,31 +42,31 @@ interface Case {
 }
 
 const CASES: Record<string, Case> = {
-  'create-user': { plan: { kind: 'create', type: 'User', values: {} }, columns: { id: 'new1', name: 'Ada', email: 'ada@example.org' } },
+  'create-user': { plan: { kind: 'create', type: 'User', values: {} }, columns: { id: 'new-1', name: 'Ada', email: 'ada@example.org' } },
   'create-post-with-read-back': {
-    plan: { kind: 'create', type: 'Post', values: {}, actor: { id: 'u7', role: 'MEMBER', via: 'jwt' } },
-    columns: { id: 'new1', title: 'Hello', body: 'First post', author: 'u7', createdAt: NOW, updatedAt: NOW },
+    plan: { kind: 'create', type: 'Post', values: {}, actor: { id: '7', role: 'MEMBER', via: 'jwt' } },
+    columns: { id: 'new-1', title: 'Hello', body: 'First post', author: '7', createdAt: NOW, updatedAt: NOW },
     readBack: ['id', 'title', 'createdAt'],
   },
   'create-post-with-rule-check': {
-    plan: { kind: 'create', type: 'Post', values: {}, rules: { params: ['u7'], check: { op: 'eq', field: 'author', value: { param: 0 } } } },
-    columns: { id: 'new1', title: 'Hello', body: 'First post', author: 'u7', createdAt: NOW, updatedAt: NOW },
+    plan: { kind: 'create', type: 'Post', values: {}, rules: { params: ['7'], check: { op: 'eq', field: 'author', value: { param: 0 } } } },
+    columns: { id: 'new-1', title: 'Hello', body: 'First post', author: '7', createdAt: NOW, updatedAt: NOW },
   },
   'update-post-under-rules-and-if-match': {
-    plan: { kind: 'update', type: 'Post', id: 'p1', values: {}, replace: false, rules: { ...OWN_POSTS, params: ['u7', 'PUBLISHED'] } },
+    plan: { kind: 'update', type: 'Post', id: '1', values: {}, replace: false, rules: { ...OWN_POSTS, params: ['7', 'PUBLISHED'] } },
     columns: { title: 'Hello again', updatedAt: NOW },
     precondition: true,
   },
   'update-user-picture': {
-    plan: { kind: 'update', type: 'User', id: 'u7', values: { profilePicture: 'sha256-abc.png' }, replace: false },
+    plan: { kind: 'update', type: 'User', id: '7', values: { profilePicture: 'sha256-abc.png' }, replace: false },
     columns: { profilePicture: 'sha256-abc.png' },
     releasesFiles: true,
   },
-  'update-setting-nothing': { plan: { kind: 'update', type: 'User', id: 'u7', values: {}, replace: false }, columns: {} },
-  'delete-user-with-cascade-and-files': { plan: { kind: 'delete', type: 'User', id: 'u7' }, releasesFiles: true },
-  'connect-following': { plan: { kind: 'connect', type: 'User', field: 'following', id: 'u7', targetId: 'u8' } },
+  'update-setting-nothing': { plan: { kind: 'update', type: 'User', id: '7', values: {}, replace: false }, columns: {} },
+  'delete-user-with-cascade-and-files': { plan: { kind: 'delete', type: 'User', id: '7' }, releasesFiles: true },
+  'connect-following': { plan: { kind: 'connect', type: 'User', field: 'following', id: '7', targetId: '8' } },
   'disconnect-following-under-rules': {
-    plan: { kind: 'disconnect', type: 'User', field: 'following', id: 'u7', targetId: 'u8', rules: { params: ['u7'], allowed: { op: 'eq', field: 'id', value: { param: 0 } }, target: { op: 'ne', field: 'isPrivate', value: { param: 0 } } } },
+    plan: { kind: 'disconnect', type: 'User', field: 'following', id: '7', targetId: '8', rules: { params: ['7'], allowed: { op: 'eq', field: 'id', value: { param: 0 } }, target: { op: 'ne', field: 'id', value: { param: 0 } } } },
   },
 };
 
@@ -158,7 +158,7 @@ describe('golden write statements per dialect', () => {
 describeEachDialect('the golden write statements are the drivers\'', (ctx) => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer(() => ctx.open(), { seed: false });
+    server = await startServer(() => ctx.open());
   });
   afterAll(async () => {
     await server.close();
@@ -166,4 +166,28 @@ describeEachDialect('the golden write statements are the drivers\'', (ctx) => {
   it('with the capabilities the driver declares', () => {
     expect(server.db.supports).toEqual(DIALECTS[server.db.dialect].supports);
   });
+  for (const name of Object.keys(CASES)) {
+    it(`${name} runs on the seeded database, statement by statement`, async () => {
+      const compiled = new WriteCompiler(server.model, server.db).compile(inputFor(server.model, server.db.dialect, name));
+      const ran: string[] = [];
+      // Run, then rolled back: the data stays as seeded for the next case.
+      const rolledBack = new Error('roll back');
+      const outcome = await server.db
+        .transaction(async (tx) => {
+          for (const step of compiled.steps) {
+            if (step.step === 'precondition') continue;
+            const params = [...step.params];
+            if (step.step === 'event' && step.previousParam !== undefined) params[step.previousParam] = null;
+            // As the engine runs them: the statements that return no rows through `run`.
+            if (step.step === 'lock' || step.step === 'apply' || step.step === 'event') await tx.run(step.sql, params);
+            else await tx.all(step.sql, params);
+            ran.push(step.step);
+          }
+          throw rolledBack;
+        })
+        .catch((error: unknown) => error);
+      expect(outcome).toBe(rolledBack);
+      expect(ran).toEqual(compiled.steps.filter((step) => step.step !== 'precondition').map((step) => step.step));
+    });
+  }
 });

@@ -37,11 +37,12 @@ describePostgres('SQL statements per request, counted on the wire', (ctx) => {
   let server: TestServer;
   /** Statements a second the server sends while nobody asks anything (its lease, its event poll). */
   let idleRate: number;
+  let through: URL;
 
   beforeAll(async () => {
     const target = new URL(ctx.url);
     counter = await startPgStatementCounter({ host: target.hostname, port: Number(target.port || 5432) });
-    const through = new URL(ctx.url);
+    through = new URL(ctx.url);
     through.port = String(counter.port);
     // The server's defaults: rate limits on.
     server = await startServer((): Promise<Database> => openDatabase(through.toString()));
@@ -85,4 +86,20 @@ describePostgres('SQL statements per request, counted on the wire', (ctx) => {
       expect(sent.length, `${sent.length} statements for ${REQUESTS} revalidations of ${path} (background allowance ${background}):\n${shown(sent)}`).toBeLessThanOrEqual(background);
     }
   });
+
+  it('serves a file with no statement by default, and with one per request with --files-access readers', async () => {
+    const picture = (await http(server.url, 'GET', '/users/1?fields=profilePicture')).json.profilePicture as string;
+    const path = new URL(picture, server.url).pathname;
+    const open = await measure(() => http(server.url, 'GET', path), 200);
+    expect(open.sent.length, shown(open.sent)).toBeLessThanOrEqual(open.background);
+    // The same database and file store, served to readers only.
+    const readers = await startServer((): Promise<Database> => openDatabase(through.toString()), { seed: false, files: { directory: server.filesDir }, server: { fileAccess: 'readers' } });
+    try {
+      const { sent, background } = await measure(() => http(readers.url, 'GET', path), 200);
+      expect(sent.length, `${sent.length} statements for ${REQUESTS} requests (background allowance ${background}):\n${shown(sent)}`).toBeLessThanOrEqual(REQUESTS + background);
+      expect(sent.length).toBeGreaterThanOrEqual(REQUESTS);
+    } finally {
+      await readers.close();
+    }
+  }, 120_000);
 });

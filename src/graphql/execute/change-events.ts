@@ -4,7 +4,6 @@ import type { EventHub, EventMessage } from '../../events/event-hub.js';
 import type { FilterInput } from '../../plan/build-filter.js';
 import { askerKey } from '../../plan/principal.js';
 import { unlimitedMeter } from '../../plan/request-context.js';
-import { readCost } from '../../engine/request-meter.js';
 import { imageReadProblem, readImage } from '../../plan/read-image.js';
 import type { ReadPlan } from '../../plan/read-plan.js';
 import { toCamelCase } from '../../util/naming.js';
@@ -94,7 +93,7 @@ function planFeed(request: EventSubscription): PlannedFeed<StreamResult> {
   const live = liveOperation(ctx, { ...op, steps: [listStep], reads: undefined });
   if (live.kind === 'failed') throw new SubscriptionRefused(live.body);
   return {
-    cost: readCost(live.plans),
+    cost: ctx.engine.readCost(live.plans),
     renderer: () => {
       // The feed reads for all its subscribers: with the first one's view, charged to nobody's request (each paid when subscribing).
       const shared: EventSubscription = { ...request, ctx: { ...ctx, context: { ...ctx.context, meter: unlimitedMeter() } } };

@@ -1,4 +1,4 @@
-import type { WritePlan, WriteRules } from '../../plan/write-plan.js';
+import type { WritePlan, WriteRules, WriteValues } from '../../plan/write-plan.js';
 import type { Model, ResourceType } from '../../schema/model.js';
 import { LruCache } from '../../util/lru-cache.js';
 import type { Database, SqlValue } from '../dialect.js';
@@ -39,6 +39,14 @@ export type WriteStep =
   | ({ readonly step: 'exists'; readonly type: string; readonly id: string } & SqlStatement)
   /** The change. Changing no row is a 404 (`notFound`), or for a link, a write that changed nothing (`unchanged`): nothing follows then. An insert changes its row or fails. */
   | ({ readonly step: 'apply'; readonly none?: 'notFound' | 'unchanged' } & SqlStatement)
+  /** An update's `@immutable` fields hold the values written already: no row is a 404, `allowed` 0 a 409 INPUT_IMMUTABLE_FIELD for `fields`. */
+  | ({ readonly step: 'unchanged'; readonly type: string; readonly id: string; readonly fields: readonly string[] } & SqlStatement)
+  /**
+   * A to-one value's target under the asker's read rule: no row or `visible`
+   * 0 fails as a value naming no record (409 RELATION_TARGET_NOT_FOUND for
+   * `type.field`, naming `target`).
+   */
+  | ({ readonly step: 'reference'; readonly type: string; readonly field: string; readonly target: string } & SqlStatement)
   /** The record as written passes the rules' check: no row is a 403, and nothing is kept. */
   | ({ readonly step: 'check' } & SqlStatement)
   /** One table's change clock moves: its row is a `ClockMove`. */
@@ -118,7 +126,7 @@ export class WriteCompiler {
   compile(input: WriteInput): CompiledWrite {
     const { plan } = input;
     // A create with a rule to check on the written row takes the transaction, which can check before it commits.
-    if (plan.kind === 'create' && this.db.supports.writableCte && plan.rules?.check === undefined) {
+    if (plan.kind === 'create' && this.db.supports.writableCte && plan.rules?.check === undefined && plan.rules?.references === undefined) {
       return { transaction: false, steps: [this.createInOneStatement(input)], tables: [input.type.table] };
     }
     return this.inTransaction(input);
@@ -129,14 +137,20 @@ export class WriteCompiler {
     const sql = this.db.sql;
     const steps: WriteStep[] = [];
     const files = input.releasesFiles && touchesFiles(this.model, type, plan);
-    if ((input.precondition || files || plan.rules !== undefined) && plan.kind !== 'create') {
+    const unchanged = plan.kind === 'update' ? plan.unchanged : undefined;
+    if ((input.precondition || files || plan.rules !== undefined || unchanged !== undefined) && plan.kind !== 'create') {
       // A no-op update takes the row lock on PostgreSQL; SQLite's write transaction is already exclusive.
       const q = sql.quoteIdent('id');
       steps.push({ step: 'lock', sql: `UPDATE ${sql.quoteIdent(type.table)} SET ${q} = ${q} WHERE ${q} = ${sql.placeholder(0)}`, params: [plan.id] });
       // The rules are checked on the committed row, under its lock: an owner changed meanwhile is seen.
       if (plan.rules !== undefined) steps.push(this.rules(type, plan.id, plan.rules));
       if (input.precondition) steps.push({ step: 'precondition' });
+      if (unchanged !== undefined) {
+        const check = compileRowRules(this.model, sql, type, plan.id, { params: unchanged.params, allowed: unchanged.filter });
+        steps.push({ step: 'unchanged', type: type.name, id: plan.id, fields: unchanged.fields, ...check });
+      }
     }
+    if (plan.kind === 'create' || plan.kind === 'update') steps.push(...this.references(type, plan.values, plan.rules));
     // Read under that lock, so a concurrent write cannot swap a file in between unseen.
     if (files) for (const read of compileFileKeyReads(this.model, sql, type, plan)) steps.push({ step: 'files', ...read });
     // The event's `previous`: an update reads it first (one statement); a delete records its whole event first (none extra).
@@ -186,6 +200,20 @@ export class WriteCompiler {
         return [field.joinTable];
       }
     }
+  }
+
+  /** One step per to-one value whose target the asker's read rule limits (only under rules). */
+  private references(type: ResourceType, values: WriteValues, rules: WriteRules | undefined): WriteStep[] {
+    const steps: WriteStep[] = [];
+    for (const [name, visible] of Object.entries(rules?.references ?? {})) {
+      const field = type.fieldsByName.get(name);
+      const targetId = values[name];
+      if (field?.kind !== 'toOne' || typeof targetId !== 'string' || rules === undefined) continue;
+      const target = this.model.typesByName.get(field.target) as ResourceType;
+      const check = compileRowRules(this.model, this.db.sql, target, targetId, { params: rules.params, visible });
+      steps.push({ step: 'reference', type: type.name, field: name, target: target.name, ...check });
+    }
+    return steps;
   }
 
   private rules(type: ResourceType, id: string, rules: WriteRules): WriteStep {

@@ -8,6 +8,7 @@ import type { SchemaDialect } from '../migrate/schema-spec.js';
 import { redactUrl, StorageOpenError } from '../storage-open-error.js';
 import { isConnectionFailure, mapPostgresError } from './map-postgres-error.js';
 import { postgresHooks } from './postgres-hooks.js';
+import { estimatePostgresRows } from './estimate-rows.js';
 import { createPostgresSchema } from './postgres-schema.js';
 import { typeParsers } from './type-parsers.js';
 import { WriterLease } from './writer-lease.js';
@@ -255,6 +256,10 @@ class PostgresDatabase implements Database {
 
   async ping(): Promise<void> {
     await this.#withClient((client) => client.query('SELECT 1'));
+  }
+
+  estimateRows(tables: readonly string[]): Promise<Map<string, number>> {
+    return estimatePostgresRows(this, tables);
   }
 
   async close(): Promise<void> {
