@@ -20,7 +20,7 @@ import { diglotNodeFlags, launchSpec, PEERS, peerByName, sqliteFileOf } from './
 import { machine, memory } from './lib/proc-stats.mjs';
 import { freePort, ProcessSet } from './lib/processes.mjs';
 import { profile } from './lib/profile.mjs';
-import { evaluateTargets, markdown, TARGETS, YARDSTICK } from './lib/report.mjs';
+import { evaluateTargets, markdown, PG_YARDSTICK, TARGETS, YARDSTICK } from './lib/report.mjs';
 import { memberAuthorization, MEMBER } from './lib/member-token.mjs';
 import { W4_QUERY, W5_QUERY, WORKLOADS } from './lib/workloads.mjs';
 
@@ -212,7 +212,7 @@ async function main() {
   const peerWanted = (name) => (peerFilter === undefined || peerFilter.includes(name)) && (pgUrl !== undefined || peerByName.get(name)?.db !== 'pg');
   // Quick runs keep only the peers a target compares (and each workload's yardstick); the others are context.
   const forTargets = (workload, name) =>
-    (workload.id === 'W0' && name === 'node-http') || name.startsWith('diglot-') || YARDSTICK[workload.id] === name || TARGETS.some((t) => t.w === workload.id && (t.num === name || t.den === name));
+    (workload.id === 'W0' && name === 'node-http') || name.startsWith('diglot-') || YARDSTICK[workload.id] === name || PG_YARDSTICK[workload.id] === name || TARGETS.some((t) => t.w === workload.id && (t.num === name || t.den === name));
   const peersOf = (workload) => Object.keys(workload.peers).filter((name) => peerWanted(name) && (!quick || peerFilter !== undefined || forTargets(workload, name)));
   const needed = PEERS.map((peer) => peer.name).filter((name) => workloads.some((workload) => peersOf(workload).includes(name)));
 

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { adminUrl, databaseName } from './dataset.mjs';
-import { cpuSeconds, memory, resetPeak } from './proc-stats.mjs';
+import { cpuSeconds, localPorts, memory, resetPeak } from './proc-stats.mjs';
 
 /** CPU of the PostgreSQL backends serving one database, read from /proc by their pids. */
 export class PgBackends {
@@ -53,11 +53,19 @@ export class PgBackends {
     return rows.length > 0;
   }
 
-  /** pid → CPU seconds of every backend connected to the database. */
-  async snapshot() {
-    const { rows } = await this.#client.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [this.#database]);
+  /**
+   * pid → CPU seconds of every backend serving the server process
+   * `serverPid`: the backends on the database whose client port is one of
+   * that process's sockets (the other peers' connections to the same
+   * database are left out). Backends over a Unix socket have no port and
+   * are not found; the bench connects over TCP.
+   */
+  async snapshot(serverPid) {
+    const { rows } = await this.#client.query('SELECT pid, client_port FROM pg_stat_activity WHERE datname = $1', [this.#database]);
+    const ports = localPorts(serverPid);
     const out = new Map();
-    for (const { pid } of rows) {
+    for (const { pid, client_port: port } of rows) {
+      if (!ports.has(port)) continue;
       const seconds = cpuSeconds(pid);
       if (seconds !== undefined) out.set(pid, seconds);
     }
@@ -104,7 +112,11 @@ export async function untilSoleDiglotOn(pgUrl, root) {
   }
 }
 
-/** CPU spent between two snapshots; a backend born during the run counts from zero. */
+/**
+ * CPU spent between two snapshots; a backend born during the run counts from
+ * zero. One that ended during the run is lost (a pool under load keeps its
+ * connections; Diglot's close after 30 s idle).
+ */
 function backendCpu(before, after) {
   let total = 0;
   for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
@@ -154,13 +166,13 @@ export async function warmUp({ origin, requests, seconds, connections }) {
  */
 export async function measure({ server, peer, spec, seconds, connections, backends }) {
   resetPeak(server.pid);
-  const pg0 = peer.db === 'pg' && backends !== undefined ? await backends.snapshot() : undefined;
+  const pg0 = peer.db === 'pg' && backends !== undefined ? await backends.snapshot(server.pid) : undefined;
   const statements0 = await server.statements();
   const cpu0 = cpuSeconds(server.pid);
   const result = await loadOnce({ origin: server.origin, requests: spec.requests, seconds, connections });
   const cpu1 = cpuSeconds(server.pid);
   const statements1 = await server.statements();
-  const pg1 = pg0 === undefined ? undefined : await backends.snapshot();
+  const pg1 = pg0 === undefined ? undefined : await backends.snapshot(server.pid);
   const { peakMiB, rssMiB } = memory(server.pid);
 
   const perOp = spec.perOp ?? 1;
@@ -176,6 +188,8 @@ export async function measure({ server, peer, spec, seconds, connections, backen
     opsPerCpuSecond: ops / (serverCpu + dbCpu),
     serverCpu,
     dbCpu,
+    serverCpuPerOp: serverCpu / ops,
+    dbCpuPerOp: dbCpu / ops,
     p50: result.latency.p50,
     p99: result.latency.p99,
     peakMiB,

@@ -4,7 +4,7 @@
 // its own peak.
 
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 
 let ticksPerSecond;
 
@@ -62,4 +62,40 @@ export function machine() {
     // not Linux: keep the placeholder
   }
   return cpu;
+}
+
+/**
+ * The local TCP ports of the process's open sockets (its connections to
+ * PostgreSQL among them): the socket inodes of /proc/<pid>/fd matched in the
+ * process's /proc/<pid>/net/tcp and tcp6 tables. Empty when it is gone.
+ */
+export function localPorts(pid) {
+  const inodes = new Set();
+  try {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+        if (match !== null) inodes.add(match[1]);
+      } catch {
+        // closed meanwhile
+      }
+    }
+  } catch {
+    return new Set();
+  }
+  const ports = new Set();
+  for (const table of ['tcp', 'tcp6']) {
+    let text = '';
+    try {
+      text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+      const fields = line.trim().split(/\s+/);
+      if (fields.length > 9 && inodes.has(fields[9])) ports.add(Number.parseInt(fields[1].split(':')[1], 16));
+    }
+  }
+  return ports;
 }

@@ -29,8 +29,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createPgDatabase, databaseName, dropPgDatabase, writeOpenSchema } from '../lib/dataset.mjs';
-import { untilSoleDiglotOn } from '../lib/measure.mjs';
+import { adminUrl, createPgDatabase, databaseName, dropPgDatabase, writeOpenSchema } from '../lib/dataset.mjs';
+import { PgBackends, untilSoleDiglotOn } from '../lib/measure.mjs';
 import { JWT_SECRET, memberAuthorization } from '../lib/member-token.mjs';
 import { UNMETERED } from '../lib/peers.mjs';
 
@@ -203,27 +203,45 @@ try {
   }
   // On PostgreSQL each server, alone on its copy, takes the writer lease: measure it with the lease.
   if (options.db.startsWith('postgres')) for (const server of servers) if (server.hand !== true) await untilSoleDiglotOn(server.db, root);
+  // On PostgreSQL the backends serving each server are counted beside it: the database does part of every request's work.
+  if (options.db.startsWith('postgres')) {
+    for (const server of servers) {
+      server.backends = new PgBackends(adminUrl(server.db), databaseName(server.db));
+      await server.backends.open();
+    }
+  }
+  const backendCpu = async (server) => {
+    if (server.backends === undefined) return 0;
+    let total = 0;
+    for (const seconds of (await server.backends.snapshot(server.child.pid)).values()) total += seconds;
+    return total * 1e6;
+  };
   for (const server of servers) server.requests = await requestsFor(`http://127.0.0.1:${server.port}`, server.variant);
   for (const server of servers) await load(server, 2);
   for (let round = 0; round < Number(options.rounds); round++) {
     for (const server of round % 2 === 0 ? servers : [...servers].reverse()) {
       const before = cpuOf(server.child.pid);
+      const dbBefore = await backendCpu(server);
       const result = await load(server, Number(options.seconds));
+      const dbAfter = await backendCpu(server);
       const answered = result.requests.total;
       // A revalidation answers 304 (autocannon counts it as not 2xx), everything else 200 (a create 201).
       const wrong = options.workload === 'W7' || options.workload === 'W8' ? answered - result.non2xx : result.non2xx;
       if (result.errors > 0 || wrong > 0) throw new Error(`${server.build}: ${result.errors} errors, ${wrong} answers with an unexpected status`);
-      server.rounds.push({ cpu: (cpuOf(server.child.pid) - before) / answered, perSecond: answered / Number(options.seconds) });
+      // A backend that left during the round is not counted (the pool keeps its connections under load).
+      server.rounds.push({ cpu: (cpuOf(server.child.pid) - before) / answered, db: (dbAfter - dbBefore) / answered, perSecond: answered / Number(options.seconds) });
     }
   }
   const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
   for (const server of servers) {
     const cpu = server.rounds.map((r) => r.cpu);
+    const db = server.backends === undefined ? '' : `, ${median(server.rounds.map((r) => r.db)).toFixed(1)} µs PostgreSQL backends' CPU a request (server + backends: ${median(server.rounds.map((r) => r.cpu + r.db)).toFixed(1)})`;
     console.log(
-      `${server.build}: ${median(cpu).toFixed(1)} µs server CPU a request (rounds: ${cpu.map((v) => v.toFixed(1)).join(' ')}), ${Math.round(median(server.rounds.map((r) => r.perSecond)))} requests a second`,
+      `${server.build}: ${median(cpu).toFixed(1)} µs server CPU a request (rounds: ${cpu.map((v) => v.toFixed(1)).join(' ')})${db}, ${Math.round(median(server.rounds.map((r) => r.perSecond)))} requests a second`,
     );
   }
 } finally {
+  for (const server of servers) await server.backends?.close();
   await Promise.all(servers.map((server) => stop(server.child)));
   rmSync(scratch, { recursive: true, force: true });
   for (const copy of pgCopies) await dropPgDatabase(copy).catch((error) => console.error(`could not drop ${databaseName(copy)}: ${error.message}`));

@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+import { hostnameOf } from '../server/host-guard.js';
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { API_KEY_NAME, generateApiKey, ROLE_NAME } from '../auth/api-key.js';
@@ -261,6 +263,11 @@ function authOptions(options: ServeOptions): AuthOptions {
   };
 }
 
+/** The name the server is bound to, when it is one (`--host myhost.lan`): requests may name it. Addresses are always allowed (host-guard.ts). */
+function boundHostName(host: string): string[] {
+  return isIP(host) === 0 && hostnameOf(host) !== undefined ? [host] : [];
+}
+
 /** `--cors-origin` (each entry already checked by the option's kind): `*` alone, or a list of origins. */
 function corsOption(origins: readonly string[] | undefined): { cors?: CorsOptions } {
   if (origins === undefined || origins.length === 0) return {};
@@ -316,10 +323,13 @@ async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: b
     logger: { level: options.logLevel, ...(logStream === undefined ? {} : { stream: logStream }) },
     exposeInternals: process.env['NODE_ENV'] === 'development',
     requireIfMatch: options.requireIfMatch,
-    rateLimits: { anonymous: options.rateLimitAnonymous, member: options.rateLimitMember },
+    rateLimits: { anonymous: options.rateLimitAnonymous, member: options.rateLimitMember, exchangeInterval: options.rateLimitExchange / 1000 },
     events: config.events,
     ...corsOption(options.corsOrigin),
     ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
+    ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
+    allowedHosts: [...(options.allowedHosts ?? []), ...boundHostName(options.host)],
+    fileAccess: options.filesAccess,
     graphql: {
       // Field suggestions help developers and help attackers map a schema: off in production.
       hideSuggestions: production,

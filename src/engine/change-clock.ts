@@ -1,6 +1,7 @@
 import type { SqlStatement } from '../storage/compile/compile-write.js';
 import type { Database, SqlRunner, SqlValue } from '../storage/dialect.js';
-import { CLOCK_SHARD_MARK, CLOCK_TABLE } from '../storage/migrate/desired-schema.js';
+import { clockBumpParams, compileClockBump, compileClockRead } from '../storage/compile/compile-clock.js';
+import { CLOCK_SHARD_MARK } from '../storage/migrate/desired-schema.js';
 import { LruCache } from '../util/lru-cache.js';
 
 /**
@@ -59,12 +60,14 @@ export class ChangeClock {
   private readonly pickShard: () => number;
   /** `bumpSql`'s texts, by first placeholder and guard (a handful: a write carries the one guard or none). */
   private readonly bumpTexts = new LruCache<string, string>(16);
+  private readonly readSql: string;
 
   /** `pickShard` (tests only) chooses the row a write bumps, from 0 to `CLOCK_SHARDS` - 1. */
   constructor(
     private readonly db: Database,
     pickShard?: () => number,
   ) {
+    this.readSql = compileClockRead(db.sql);
     const shards = db.supports.concurrentWrites ? CLOCK_SHARDS : 1;
     // In turn, from a random start: the writes one instance has in flight at once land on different rows.
     let next = Math.floor(Math.random() * shards);
@@ -77,6 +80,11 @@ export class ChangeClock {
    */
   write<T>(work: (guard: string | undefined) => Promise<T>): Promise<T> {
     return this.db.clockWrite === undefined ? work(undefined) : this.db.clockWrite(work);
+  }
+
+  /** The clock row the next write bumps for each of its tables (see the class comment). */
+  nextShard(): number {
+    return this.pickShard();
   }
 
   /**
@@ -110,25 +118,14 @@ export class ChangeClock {
     const key = `${firstParam}\n${guard ?? ''}`;
     const known = this.bumpTexts.get(key);
     if (known !== undefined) return known;
-    const q = (name: string): string => this.db.sql.quoteIdent(name);
-    const p = (i: number): string => this.db.sql.placeholder(firstParam + i);
-    const row = guard === undefined ? `VALUES (${p(0)}, ${p(1)}, ${p(2)})` : `SELECT ${p(0)}, ${p(1)}, ${p(2)} ${guard}`;
-    const sql =
-      `INSERT INTO ${q(CLOCK_TABLE)} (${q('table_name')}, ${q('version')}, ${q('changed_at')}) ${row} ` +
-      `ON CONFLICT (${q('table_name')}) DO UPDATE SET ${q('version')} = ${q(CLOCK_TABLE)}.${q('version')} + 1, ${q('changed_at')} = ${p(3)} ` +
-      `RETURNING ${q('table_name')}, ${q('version')}, ${q('changed_at')}`;
+    const sql = compileClockBump(this.db.sql, guard, firstParam);
     this.bumpTexts.set(key, sql);
     return sql;
   }
 
   /** `bumpStatement`'s params, `now` being the write's time. */
   bumpParams(table: string, now: string, shard = this.pickShard()): SqlValue[] {
-    // A clock starts at a random value, so a database recreated from
-    // scratch never hands out a validator an old cache already holds for
-    // other data. (Unpredictability is not the point, and migrations start
-    // nearly every clock anyway, so Math.random spares the CSPRNG call on
-    // each write.)
-    return [shard === 0 ? table : `${table}${CLOCK_SHARD_MARK}${shard}`, 1 + Math.floor(Math.random() * 2 ** 40), now, now];
+    return clockBumpParams(table, now, shard);
   }
 
   /**
@@ -240,10 +237,7 @@ export class ChangeClock {
   }
 
   private async readClocks(runner: SqlRunner): Promise<ClockSnapshot> {
-    const q = (name: string): string => this.db.sql.quoteIdent(name);
-    const rows = await runner.all<ClockRow>(
-      `SELECT ${q('table_name')}, ${q('version')}, ${q('changed_at')} FROM ${q(CLOCK_TABLE)}`,
-    );
+    const rows = await runner.all<ClockRow>(this.readSql);
     return snapshotOf(new Map(rows.map((row) => [row.table_name, { version: Number(row.version), changedAt: row.changed_at ?? undefined }])));
   }
 }

@@ -1,9 +1,12 @@
 import type { Readable } from 'node:stream';
 import type { FileService, ReceivedFile } from '../files/file-service.js';
+import type { ImageInfo } from '../files/inspect-image.js';
+import type { RequestContext } from '../plan/request-context.js';
+import { chargeImage } from './request-meter.js';
 import { FileInput } from '../plan/file-input.js';
 import type { Model } from '../schema/model.js';
+import { compileFileReference } from '../storage/compile/compile-file-keys.js';
 import type { Database } from '../storage/dialect.js';
-import { referenceQuery } from './file-references.js';
 import type { ReleaseFiles } from './write-executor.js';
 
 /** Stores one uploaded file (checked by content) and gives the value to put in the record's input. */
@@ -16,7 +19,7 @@ export interface EngineFiles {
   /** After a write: delete the files no record points at any more. */
   release: ReleaseFiles;
   /** See `Engine.withUploads`. */
-  withUploads<T>(work: (receive: ReceiveUpload) => Promise<T>): Promise<T>;
+  withUploads<T>(context: RequestContext, work: (receive: ReceiveUpload) => Promise<T>): Promise<T>;
 }
 
 /**
@@ -27,7 +30,7 @@ export interface EngineFiles {
  * pointing at is deleted after COMMIT unless another record still holds it.
  */
 export function bindFiles(model: Model, db: Database, service: FileService): EngineFiles {
-  const query = referenceQuery(model, db.sql);
+  const query = compileFileReference(model, db.sql);
   const isReferenced = async (key: string): Promise<boolean> => {
     if (query === undefined) return false;
     const { sql, params } = query(key);
@@ -44,11 +47,15 @@ export function bindFiles(model: Model, db: Database, service: FileService): Eng
     service,
     isReferenced,
     release,
-    async withUploads(work) {
+    async withUploads(context, work) {
       const received: string[] = [];
+      // Each image is charged by its pixels once its header is read, before it is decoded.
+      const charge = async (info: ImageInfo): Promise<void> => {
+        await chargeImage(context.meter, info.width * info.height * info.pages);
+      };
       try {
         return await work(async (source) => {
-          const file = await service.receive(source);
+          const file = await service.receive(source, charge);
           received.push(file.key);
           return Object.assign(new FileInput(file.key), { file });
         });

@@ -3,19 +3,23 @@ import type { FileService } from '../files/file-service.js';
 import type { ReadPlan } from '../plan/read-plan.js';
 import type { WritePlan, WriteResult } from '../plan/write-plan.js';
 import type { Model } from '../schema/model.js';
+import { compileAnyRow } from '../storage/compile/compile-write.js';
 import type { Database } from '../storage/dialect.js';
 import { recordAccountEvent, type AccountEvent } from '../storage/account-events.js';
 import { cachePolicyOf, personalPolicy, type CachePolicy } from './cache-policy.js';
 import { askerKey } from '../plan/principal.js';
 import type { RequestContext } from '../plan/request-context.js';
 import { ChangeClock } from './change-clock.js';
+import { rulesHideChanges } from './hidden-changes.js';
+import { mayReadFile } from './file-readers.js';
 import { ReadExecutor, type ReadResult } from './read-executor.js';
 import { ifMatchMatches, ifNoneMatchMatches, lastModifiedHeader, strongEtag, unmodifiedSince, ValidatorCache } from './validators.js';
 import { WriteExecutor } from './write-executor.js';
 import { LiveReads, type LiveRead, type LiveReadOptions, type LiveReadRequest, type LiveValue } from './live-reads.js';
 import { seedDatabase, type SeedOptions } from './seed/seed.js';
 import { bindFiles, type ReceiveUpload } from './engine-files.js';
-import { chargeReads, timed, WRITE_COST } from './request-meter.js';
+import { chargeReads, readCost, timed, WRITE_COST } from './request-meter.js';
+import { TableSizes } from './table-sizes.js';
 
 export type { ReadResult } from './read-executor.js';
 export type { CachePolicy } from './cache-policy.js';
@@ -32,6 +36,8 @@ export interface EngineOptions {
   readonly maxResponseLength?: number;
   /** Limits and the safety-net poll of live reads (SSE, GraphQL subscriptions). */
   readonly live?: LiveReadOptions;
+  /** How often, at most, the tables' estimated sizes are asked for again after writes (ms; default 60,000). */
+  readonly tableSizesRefreshMs?: number;
 }
 
 /** A cacheable read as the front-ends ask for it. */
@@ -113,6 +119,15 @@ export interface Engine {
    */
   write(context: RequestContext, plan: WritePlan, precondition?: WritePrecondition, readBack?: (id: string) => ReadPlan): Promise<WriteResult>;
   /**
+   * Whether the context's principal may make this update at all, judged on
+   * the stored record (404 when they may not see it, 403 when they may not
+   * change it), ahead of the write: the front-ends ask before receiving a
+   * file for a record, so a stranger's upload is never stored or decoded.
+   * One statement for a plan with record rules, none otherwise; uncharged
+   * (the write that follows is charged).
+   */
+  precheckWrite(context: RequestContext, plan: WritePlan): Promise<void>;
+  /**
    * Watches a read: `send` gets its representation now and again each time
    * it changes (see live-reads.ts). Charged when it starts and for each
    * later run; rejects with LIVE_READS_LIMIT past the limits.
@@ -127,10 +142,23 @@ export interface Engine {
   seed(options?: SeedOptions): Promise<Record<string, number>>;
   /** True when no resource table has a row (`npm start` seeds only then). */
   isEmpty(): Promise<boolean>;
+  /**
+   * What reading `plans` costs, in points: the rows they may return and
+   * scan, with the tables' estimated sizes (see request-meter.ts). Every
+   * read is charged this, on every transport.
+   */
+  readCost(plans: readonly ReadPlan[]): number;
+  /** Asks the database for its tables' sizes now (they are otherwise refreshed after writes, now and then); resolves when they are in. */
+  refreshTableSizes(): Promise<void>;
   /** SQL of a plan, for `diglot explain` and golden tests. */
   explain(plan: ReadPlan): { readonly sql: string; readonly params: readonly unknown[]; readonly tables: readonly string[] };
   /** The file store and image variants, when the engine has one. */
   readonly files: FileService | undefined;
+  /**
+   * Whether the context's principal may read some record holding the stored
+   * file `key`, in a field they may read (rules applied): one statement.
+   */
+  mayReadFile(key: string, context: RequestContext): Promise<boolean>;
   /**
    * Calls `listener` after each write of this process that committed an
    * event (src/events/ wakes up on it); returns the unsubscribe function.
@@ -150,8 +178,10 @@ export interface Engine {
    * Runs `work` (which receives uploads and writes records with them) and
    * then settles every file it received: kept when a record points at it,
    * deleted otherwise — so a failed or abandoned upload leaves no orphan.
+   * Each image is charged to the context's budget by its pixels
+   * (`imageCost`) after its header is read and before it is decoded.
    */
-  withUploads<T>(work: (receive: ReceiveUpload) => Promise<T>): Promise<T>;
+  withUploads<T>(context: RequestContext, work: (receive: ReceiveUpload) => Promise<T>): Promise<T>;
 }
 
 /**
@@ -170,7 +200,12 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     for (const listener of committed) listener();
   });
   const validators = new ValidatorCache();
-  const live = new LiveReads(model, db, clock, reader, options.live);
+  const sizes = new TableSizes(db, [...new Set(model.types.flatMap((type) => [type.table, ...joinTables(type)]))], options.tableSizesRefreshMs);
+  // Asked once now and, after writes, now and then: never on a read's path.
+  void sizes.refresh();
+  clock.onCommitted(() => sizes.written());
+  const costOf = (plans: readonly ReadPlan[]): number => readCost(model, plans, sizes.rowsOf);
+  const live = new LiveReads(model, db, clock, reader, costOf, options.live);
   // Other instances on the database hear of every local commit (PostgreSQL: NOTIFY after COMMIT).
   if (db.announceChanges !== undefined) {
     const announce = db.announceChanges;
@@ -180,7 +215,7 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
   const readCached = async (request: CachedReadRequest): Promise<CachedReadResponse> => {
     const { meter, principal } = request.context;
     // Charged before anything runs, revalidations included: the asker's budget decides, not the cache.
-    const charged = chargeReads(meter, request.plans);
+    const charged = chargeReads(meter, () => costOf(request.plans));
     if (charged !== undefined) await charged;
     const policy = personalPolicy(model, cachePolicyOf(model, request.plans), principal);
     const key = `${request.key} ${askerKey(model, principal)}`;
@@ -190,7 +225,8 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     // Read before the data, so the data is never older than the version its ETag is remembered under.
     const state = await clock.stateOf(tables, revalidating ? 0 : SNAPSHOT_MAX_AGE_MS);
     const known = revalidating ? validators.get(key, state.version) : undefined;
-    const lastModified = lastModifiedHeader(state.changedAt);
+    // Under rules that hide rows or fields from this caller, the tables' clocks would tell of changes it may not see.
+    const lastModified = rulesHideChanges(model, request.plans, principal) ? undefined : lastModifiedHeader(state.changedAt);
     if (request.ifNoneMatch !== undefined) {
       // Revalidation: the clocks alone decide, without running the plans.
       if (known !== undefined && ifNoneMatchMatches(request.ifNoneMatch, known)) return { status: 304, etag: known, lastModified, policy };
@@ -265,18 +301,27 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     db,
     read: (plan, context) => timed(context.meter, () => reader.read(plan)),
     readEach: async (plans, context) => {
-      const charged = chargeReads(context.meter, plans);
+      const charged = chargeReads(context.meter, () => costOf(plans));
       if (charged !== undefined) await charged;
       return Promise.allSettled(plans.map((plan) => timed(context.meter, () => reader.read(plan))));
     },
     readCached,
     write,
+    precheckWrite: (context, plan) => timed(context.meter, () => writer.precheck(plan)),
+    mayReadFile: (key, context) => timed(context.meter, () => mayReadFile(model, db, key, context.principal)),
     watch: (request, send) => live.watch(request, send),
     holdLive: (context) => live.hold(context),
-    seed: (seedOptions) => seedDatabase(model, db, clock, seedOptions, files),
+    seed: async (seedOptions) => {
+      const written = await seedDatabase(model, db, clock, seedOptions, files);
+      await sizes.refresh();
+      return written;
+    },
+    readCost: costOf,
+    refreshTableSizes: () => sizes.refresh(),
     isEmpty: async () => {
       for (const type of model.types) {
-        const rows = await db.all(`SELECT 1 AS found FROM ${db.sql.quoteIdent(type.table)} LIMIT 1`);
+        const { sql, params } = compileAnyRow(db.sql, type.table);
+        const rows = await db.all(sql, params);
         if (rows.length > 0) return false;
       }
       return true;
@@ -298,10 +343,15 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
       committed.add(listener);
       return () => committed.delete(listener);
     },
-    withUploads: (work) => {
+    withUploads: (context, work) => {
       // The front-ends register upload routes only when there is a file store.
       if (files === undefined) throw new Error('this engine has no file store');
-      return files.withUploads(work);
+      return files.withUploads(context, work);
     },
   };
+}
+
+/** The join tables a type's many-to-many relations read through (their sizes price scans of those relations). */
+function joinTables(type: Model['types'][number]): string[] {
+  return type.fields.flatMap((field) => (field.kind === 'manyToMany' ? [field.joinTable] : []));
 }

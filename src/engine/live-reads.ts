@@ -6,7 +6,6 @@ import type { Model } from '../schema/model.js';
 import type { Database } from '../storage/dialect.js';
 import type { ChangeClock } from './change-clock.js';
 import type { ReadExecutor, ReadResult } from './read-executor.js';
-import { readCost } from './request-meter.js';
 import { strongEtag } from './validators.js';
 
 export interface LiveReadOptions {
@@ -134,6 +133,8 @@ export class LiveReads {
     private readonly db: Database,
     private readonly clock: ChangeClock,
     private readonly reader: ReadExecutor,
+    /** What one run of plans costs (the engine's readCost): charged at the start and on every re-run. */
+    private readonly costOf: (plans: readonly ReadPlan[]) => number,
     options: LiveReadOptions = {},
   ) {
     this.#maxTotal = options.maxTotal ?? 10_000;
@@ -168,7 +169,7 @@ export class LiveReads {
    */
   async watch(request: LiveReadRequest, send: (value: LiveValue) => void): Promise<LiveRead> {
     const { context } = request;
-    const cost = readCost(request.plans);
+    const cost = this.costOf(request.plans);
     if (cost > this.#maxCost) {
       throw new ApiError('QUERY_TOO_COMPLEX', {
         detail: `A live read runs again on every change of what it reads, so one run may cost at most ${this.#maxCost} points; this one costs ${cost}. Ask for smaller pages or less nesting.`,

@@ -26,6 +26,7 @@ export const ERROR_REGISTRY = {
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   LIVE_READS_LIMIT: { status: 429, title: 'Too many live reads' },
   CROSS_SITE_REQUEST_REFUSED: { status: 403, title: 'Cross-site request refused' },
+  HOST_NOT_ALLOWED: { status: 421, title: 'Host not allowed' },
 
   // auth: who is asking (src/auth/) and what they may do (the planner)
   UNAUTHENTICATED: { status: 401, title: 'Unauthenticated' },
@@ -61,6 +62,8 @@ export const ERROR_REGISTRY = {
   INPUT_READONLY_FIELD: { status: 400, title: 'Field is read-only' },
   INPUT_REQUIRED_FIELD: { status: 400, title: 'Required field missing' },
   INPUT_WRONG_TYPE: { status: 400, title: 'Wrong type' },
+  // An @immutable field's stored value differs from the one sent: a conflict with the record's state (RFC 9110 §15.5.10).
+  INPUT_IMMUTABLE_FIELD: { status: 409, title: 'Field is set once' },
 
   // data: what the database said
   NOT_FOUND: { status: 404, title: 'Not found' },

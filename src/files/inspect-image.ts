@@ -11,6 +11,9 @@ export interface ImageInfo {
   readonly pages: number;
 }
 
+/** Told what an image's header says before its pixels are decoded; rejecting stops the upload there. */
+export type BeforeDecode = (info: ImageInfo) => Promise<void> | void;
+
 /**
  * Judges a staged upload by its content, cheapest check first:
  *
@@ -19,11 +22,14 @@ export interface ImageInfo {
  *    × frames above `maxPixels` → 400 FILE_TOO_MANY_PIXELS. A 9 KB PNG can
  *    claim 30000 × 30000 pixels (3.6 GB decoded): this is where such a
  *    pixel bomb stops, in about a millisecond;
- * 3. a full decode of every frame (sharp `stats()`, which streams through the
- *    pixels without holding them), so a truncated or corrupt image is a 400
- *    FILE_CORRUPT now rather than a broken picture later.
+ * 3. `beforeDecode` with what the header says (the engine charges the
+ *    request's budget for the pixels there, and may refuse it);
+ * 4. a full decode of every frame (sharp `stats()`, which streams through the
+ *    pixels without holding them, with `limitInputPixels` as a second bound),
+ *    so a truncated or corrupt image is a 400 FILE_CORRUPT now rather than a
+ *    broken picture later.
  */
-export async function inspectImage(path: string, head: Buffer, maxPixels: number): Promise<ImageInfo> {
+export async function inspectImage(path: string, head: Buffer, maxPixels: number, beforeDecode?: BeforeDecode): Promise<ImageInfo> {
   if (head.length === 0) throw new ApiError('FILE_CORRUPT', { detail: 'The file is empty' });
   const format = sniffImageFormat(head);
   const sharp = await loadSharp();
@@ -47,12 +53,14 @@ export async function inspectImage(path: string, head: Buffer, maxPixels: number
       extensions: { maxPixels },
     });
   }
+  const info: ImageInfo = { format, width, height, pages };
+  await beforeDecode?.(info);
   try {
     await sharp(path, { limitInputPixels: maxPixels, failOn: 'error', pages: -1 }).stats();
   } catch (error) {
     throw corrupt(format, error);
   }
-  return { format, width, height, pages };
+  return info;
 }
 
 /** The header's format must be the one the magic bytes named (AVIF is HEIF with AV1 inside). */

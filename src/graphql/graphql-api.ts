@@ -21,6 +21,7 @@ import { formatError, type FormatOptions } from './response/format-error.js';
 import { responseBody } from './response/response-body.js';
 import { attachGraphqlWs, type SocketEdge } from './transport/graphql-ws-server.js';
 import { createGraphqlSseRoute, type OpenSseStreams } from './transport/graphql-sse-route.js';
+import { addVary, setHeaders } from '../util/vary.js';
 
 export type { GraphqlLimits, GraphqlOptions, PersistedDocumentsOptions } from './graphql-options.js';
 export { DEFAULT_GRAPHQL_LIMITS } from './graphql-options.js';
@@ -103,7 +104,8 @@ export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOpti
           });
         }
         if (media === HTML_MEDIA) {
-          return reply.code(200).header('content-type', 'text/html; charset=utf-8').header('vary', 'Accept').send(await graphiql());
+          addVary(reply, 'Accept');
+          return reply.code(200).header('content-type', 'text/html; charset=utf-8').send(await graphiql());
         }
         if (method === 'POST' && header(request, 'content-type') === undefined) {
           throw new ApiError('UNSUPPORTED_MEDIA_TYPE', { detail: 'Send the request as application/json' });
@@ -111,10 +113,20 @@ export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOpti
         if (method === 'POST' && options.engine.files !== undefined && request.isMultipart()) {
           checkPreflightHeader(request.headers);
           // Every file received is kept only if the operation's writes point a record at it.
-          const uploaded = await options.engine.withUploads(async (receive) => {
-            const multipartParams = await paramsFromMultipart(request.parts(), receive);
-            return handler.handle({ method, params: multipartParams, media, ifNoneMatch: undefined, context: contextOf(request) });
-          });
+          const context = contextOf(request);
+          let refused: GraphqlHttpResponse | undefined;
+          const uploaded = await options.engine
+            .withUploads(context, async (receive) => {
+              const multipartParams = await paramsFromMultipart(request.parts(), receive, (params) => {
+                refused = handler.refuseUploads({ method, params, media, ifNoneMatch: undefined, context });
+                if (refused !== undefined) throw new UploadsRefused();
+              });
+              return handler.handle({ method, params: multipartParams, media, ifNoneMatch: undefined, context });
+            })
+            .catch((error: unknown) => {
+              if (error instanceof UploadsRefused && refused !== undefined) return refused;
+              throw error;
+            });
           return send(reply, uploaded);
         }
         if (method === 'POST' && typeof request.body !== 'string') {
@@ -153,8 +165,12 @@ export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOpti
   });
 }
 
+/** Thrown out of the multipart reader to stop at the first file of a request `refuseUploads` answered. */
+class UploadsRefused extends Error {}
+
 function send(reply: FastifyReply, response: GraphqlHttpResponse): FastifyReply {
-  return reply.code(response.status).headers(response.headers).send(response.body);
+  setHeaders(reply.code(response.status), response.headers);
+  return reply.send(response.body);
 }
 
 /** The media type an error answers in: negotiated when possible, JSON otherwise. */

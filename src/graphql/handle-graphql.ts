@@ -11,7 +11,7 @@ import { checkCost, planCost } from '../plan/limits.js';
 import { tooComplex } from './document/check-limits.js';
 import { variableErrorCode, withCode } from './document/input-error-code.js';
 import { createDocumentPreparer } from './document/prepare-document.js';
-import { compileOperation } from './execute/compile-operation.js';
+import { compileOperation, type CompiledOperation } from './execute/compile-operation.js';
 import { createDocumentFacts, type OperationFacts } from './execute/operation-facts.js';
 import { OperationTemplates, type BoundOperation } from './execute/operation-templates.js';
 import { liveOperation, planReads, runOperation, type PlannedRead, type RunOutcome } from './execute/run-operation.js';
@@ -19,6 +19,7 @@ import { pushIterator, type PushIterator } from '../util/push-iterator.js';
 import { onCredentialExpiry } from '../auth/credential-expiry.js';
 import type { EventHub } from '../events/event-hub.js';
 import { ChangeEventFeeds, isEventStep, SubscriptionRefused } from './execute/change-events.js';
+import { checkUploadRights } from './execute/upload-rights.js';
 import type { ResolvedGraphqlOptions } from './graphql-options.js';
 import type { GraphqlParams } from './http/graphql-params.js';
 import { GRAPHQL_RESPONSE_JSON, type JSON_MEDIA } from './http/negotiate.js';
@@ -77,6 +78,13 @@ export interface GraphqlHandler {
   operate(request: GraphqlStreamRequest): Promise<StreamOutcome>;
   /** An HTTP-level failure (bad parameters, wrong method or media type) as a GraphQL-shaped response. */
   httpError(error: unknown, media: JsonMedia, log: ErrorLog): GraphqlHttpResponse;
+  /**
+   * A multipart request, once its operation is known and before its first
+   * file is read: the response that refuses it (a document error, or rules
+   * that let the caller write no file: see upload-rights.ts), or undefined
+   * to go on.
+   */
+  refuseUploads(request: GraphqlHttpRequest): GraphqlHttpResponse | undefined;
 }
 
 /**
@@ -138,19 +146,30 @@ export function createGraphqlHandler(
     rawVariables: Readonly<Record<string, unknown>>,
     templateKey: string | undefined,
     context: RequestContext,
-  ): BoundOperation | { readonly errors: readonly unknown[] } => {
+  ): BoundOperation | Refusal => {
     const { operation, fragments } = chosen;
     const coerced = getVariableValues(generated.schema, operation.variableDefinitions ?? [], rawVariables, { maxErrors: 50 });
     if (coerced.errors !== undefined) {
-      return { errors: coerced.errors.map((error) => (isStackOverflow(error) ? variablesTooDeep() : withCode(error, variableErrorCode(error, generated.inputs)))) };
+      return {
+        errors: coerced.errors.map((error) => (isStackOverflow(error) ? variablesTooDeep() : withCode(error, variableErrorCode(error, generated.inputs)))),
+        cost: 0,
+      };
     }
-    const compiled = compileOperation({ schema: generated.schema, fragments, variables: coerced.coerced, generated }, operation);
+    const work = { nodes: 0 };
+    let compiled: CompiledOperation;
+    try {
+      compiled = compileOperation({ schema: generated.schema, fragments, variables: coerced.coerced, generated, limits: planLimits, work }, operation);
+    } catch (error) {
+      // Refused while its fragments were expanded (see buildSelection): a request error, charged for the expansion done.
+      if (isApiError(error) && error.code === 'QUERY_TOO_COMPLEX') return { errors: [error], cost: refusalCost(work.nodes) };
+      throw error;
+    }
     // A subscription is a live query: planned as one.
     const isQuery = operation.operation !== OperationTypeNode.MUTATION;
     // Mutations plan their reads as they run, each after the writes before it; planned here too, so the limits refuse them before any write.
     const reads = planReads({ engine, planLimits, context }, compiled.steps, isQuery ? undefined : '');
     const refused = operationLimits(reads, planLimits);
-    if (refused !== undefined) return { errors: [refused] };
+    if (refused !== undefined) return { errors: [refused], cost: refusalCost(work.nodes) };
     if (!isQuery) return { steps: compiled.steps, reads: undefined };
     if (templateKey !== undefined) templates.remember(templateKey, chosen.slots, compiled, reads);
     return { steps: compiled.steps, reads };
@@ -215,6 +234,20 @@ export function createGraphqlHandler(
     return derived;
   };
 
+  /** A request refused before it ran, charged what refusing it cost (a budget already spent makes it a 429). */
+  const refuse = async (
+    refusal: Refusal,
+    request: Pick<GraphqlHttpRequest, 'media' | 'context'>,
+    requestErrors: (errors: readonly unknown[]) => GraphqlHttpResponse,
+  ): Promise<GraphqlHttpResponse> => {
+    try {
+      if (refusal.cost > 0) await request.context.meter.spend(refusal.cost);
+    } catch (error) {
+      return httpError(error, request.media, request.context.log);
+    }
+    return requestErrors(refusal.errors);
+  };
+
   const requestErrorsOf =
     (request: Pick<GraphqlHttpRequest, 'media' | 'context'>) =>
     (errors: readonly unknown[]): GraphqlHttpResponse => ({
@@ -247,7 +280,7 @@ export function createGraphqlHandler(
     // Under rules a template holds its asker's values (their id in a row filter): one per principal.
     const templateKey = derived.templateKey === undefined ? undefined : `${askerKey(engine.model, context.principal)} ${derived.templateKey}`;
     const bound = (templateKey === undefined ? undefined : templates.use(templateKey, rawVariables)) ?? compileFresh(chosen, rawVariables, templateKey, context);
-    if ('errors' in bound) return requestErrors(bound.errors);
+    if ('errors' in bound) return refuse(bound, request, requestErrors);
 
     const cache = cacheKey === undefined ? undefined : { key: cacheKey, ifNoneMatch: request.ifNoneMatch, ifModifiedSince: request.ifModifiedSince };
     let outcome: RunOutcome;
@@ -293,7 +326,7 @@ export function createGraphqlHandler(
     const { operation, fragments } = chosen;
     const rawVariables = request.params.variables ?? {};
     const bound = compileFresh(chosen, rawVariables, undefined, context);
-    if ('errors' in bound) return single(requestErrors(bound.errors));
+    if ('errors' in bound) return single(await refuse(bound, httpRequest, requestErrors));
     const format = formatOptions(context.log);
     const ctx = { engine, generated, planLimits, format, context, accounts };
     const eventStep = bound.steps.find(isEventStep);
@@ -342,7 +375,18 @@ export function createGraphqlHandler(
     return { kind: 'stream', results };
   };
 
-  return { generated, handle, httpError, operate };
+  const refuseUploads = (request: GraphqlHttpRequest): GraphqlHttpResponse | undefined => {
+    const derived = derivedOf(request, requestErrorsOf(request));
+    if ('status' in derived) return derived;
+    try {
+      checkUploadRights(engine.model, generated.mutation, derived.chosen.operation, derived.chosen.fragments, request.context.principal);
+      return undefined;
+    } catch (error) {
+      return httpError(error, request.media, request.context.log);
+    }
+  };
+
+  return { generated, handle, httpError, operate, refuseUploads };
 }
 
 /** A subscription lives on its credential: when the token expires, it ends with UNAUTHENTICATED, as a request with that token would be refused. */
@@ -384,6 +428,21 @@ function isStackOverflow(error: unknown): boolean {
 
 function variablesTooDeep(): GraphQLError {
   return tooComplex(`The variables nest too deeply to be read; a filter nests at most ${FILTER_LIMITS.maxDepth} levels.`, 'variables');
+}
+
+/** A request refused before it ran, and the points refusing it costs. */
+interface Refusal {
+  readonly errors: readonly unknown[];
+  readonly cost: number;
+}
+
+/**
+ * What refusing an operation over the plan limits costs: a point per field
+ * request its fragments expanded into before the refusal (the work done), so
+ * a client cannot send such operations for nothing.
+ */
+function refusalCost(nodes: number): number {
+  return Math.max(1, nodes);
 }
 
 /** What a request's parameters alone decide (see `derivedOf`). */

@@ -5,7 +5,7 @@ import { all, foldExpr, type FoldedRule } from './fold-rule.js';
 import type { Principal } from './principal.js';
 import type { Filter, Param } from './read-plan.js';
 import { fieldForbidden, NO_ROWS, rowRule, type RuleScope } from './read-rules.js';
-import type { WriteActor, WritePlan, WriteRules, WriteValues } from './write-plan.js';
+import type { UnchangedCheck, WriteActor, WritePlan, WriteRules, WriteValues } from './write-plan.js';
 
 /**
  * Builders of write plans, the counterpart of build-read.ts: both front-ends
@@ -29,20 +29,109 @@ export function planCreate(model: Model, typeName: string, values: WriteValues, 
     // Refused before anything else: a caller who may not create learns nothing from the input's problems.
     if (create.kind === 'never') throw forbidden(`You may not create ${type.name} records`);
     withPresets = presetFromPrincipal(type, values, principal);
-    return { check: asFilter(all([create, fieldWrites(scope, type, withPresets)])) };
+    return { check: asFilter(all([create, fieldWrites(scope, type, withPresets)])), references: referenceRules(scope, type, withPresets) };
   });
   withPresets ??= presetFromPrincipal(type, values, principal);
   return Object.freeze({ kind: 'create', type: type.name, values: withPresets, ...rules, actor: actorOf(principal) });
 }
 
-/** `replace` is PUT: fields absent from `values` go back to their default or null. */
+/**
+ * `replace` is PUT: every field absent from `values` that the caller may
+ * write goes back to its default (or null); fields the caller may not write,
+ * `@immutable` ones and those set from the creator stay as they are, as
+ * PATCH leaves them.
+ */
 export function planUpdate(model: Model, typeName: string, id: string, values: WriteValues, principal: Principal, replace = false): WritePlan {
   const type = resourceType(model, typeName);
+  let written: WriteValues | undefined;
   const rules = ruleParts(model, principal, (scope) => {
+    // Only a field the caller may write on any record is reset: one whose rule depends on the record is left as PATCH would.
+    written = replace ? withResets(type, values, (field) => fieldWrite(scope, type, field).kind === 'always') : values;
     const update = fold(scope, type, type.rules.update);
-    return { visible: rowRule(scope, type), allowed: asFilter(update), check: asFilter(all([update, fieldWrites(scope, type, values)])) };
+    return {
+      visible: rowRule(scope, type),
+      allowed: asFilter(update),
+      check: asFilter(all([update, fieldWrites(scope, type, written)])),
+      references: referenceRules(scope, type, written),
+    };
   });
-  return Object.freeze({ kind: 'update', type: type.name, id, values, replace, ...rules, actor: actorOf(principal) });
+  written ??= replace ? withResets(type, values, () => true) : values;
+  const unchanged = immutableCheck(type, written);
+  return Object.freeze({ kind: 'update', type: type.name, id, values: written, replace, ...(unchanged === undefined ? {} : { unchanged }), ...rules, actor: actorOf(principal) });
+}
+
+/**
+ * What the rules decide from the caller alone, before the input is
+ * validated or any file of it received (both front-ends call it first): a
+ * create or update the caller may never make is 403 FORBIDDEN, a field they
+ * may never write 403 FIELD_FORBIDDEN. No record is looked at, so the answer
+ * is the same whatever the id: it tells a stranger nothing. What depends on
+ * the record is checked by the engine, in the write's transaction.
+ */
+export function checkWriteRights(model: Model, typeName: string, kind: 'create' | 'update', principal: Principal, fields: Iterable<string> = []): void {
+  if (!model.hasRules || principal.admin) return;
+  const type = resourceType(model, typeName);
+  // Folded only to tell never from the rest: the values it would bind are not kept.
+  const scope: RuleScope = { model, principal, param: (): Param => ({ param: 0 }) };
+  const checkType = (): void => {
+    if (fold(scope, type, kind === 'create' ? type.rules.create : type.rules.update).kind === 'never') {
+      throw forbidden(`You may not ${kind} ${type.name} records`);
+    }
+  };
+  // The order planCreate and planUpdate refuse in, so a request gets the same code here as there.
+  if (kind === 'create') checkType();
+  for (const name of fields) {
+    const field = type.fieldsByName.get(name);
+    if (field !== undefined && fieldWrite(scope, type, field).kind === 'never') throw fieldForbidden(type, field, 'write');
+  }
+  if (kind === 'update') checkType();
+}
+
+/** PUT's values: `values`, plus the default (or null) of every field left out that `resettable` allows. */
+function withResets(type: ResourceType, values: WriteValues, resettable: (field: Field) => boolean): WriteValues {
+  const out: Record<string, unknown> = { ...values };
+  for (const field of type.fields) {
+    if (Object.hasOwn(values, field.name) || (field.kind !== 'scalar' && field.kind !== 'toOne')) continue;
+    // Set once: from the creator (`@default(fromAuth:)`), or `@immutable`.
+    if (field.readonly || field.immutable || field.defaultFromAuth !== undefined || !resettable(field)) continue;
+    if (field.kind === 'scalar') out[field.name] = field.default === undefined ? null : field.default.value;
+    else if (field.nullable) out[field.name] = null;
+  }
+  return Object.freeze(out);
+}
+
+/** The `@immutable` fields an update writes must hold these values already: a filter on the stored row, or undefined when it names none. */
+function immutableCheck(type: ResourceType, values: WriteValues): UnchangedCheck | undefined {
+  const params: unknown[] = [];
+  const items: Filter[] = [];
+  const fields: string[] = [];
+  for (const [name, value] of Object.entries(values)) {
+    const field = type.fieldsByName.get(name);
+    if ((field?.kind !== 'scalar' && field?.kind !== 'toOne') || !field.immutable) continue;
+    fields.push(name);
+    items.push(value === null ? { op: 'isNull', field: name, value: true } : { op: 'eq', field: name, value: { param: params.push(value) - 1 } });
+  }
+  if (items.length === 0) return undefined;
+  const filter: Filter = { op: 'and', items };
+  return Object.freeze({ fields, params, filter });
+}
+
+/**
+ * A to-one value pointing at a record the caller may not see must fail as
+ * one pointing at no record does (the link's `target` rule, for references):
+ * the target's read rule, for each such value.
+ */
+function referenceRules(scope: RuleScope, type: ResourceType, values: WriteValues): Readonly<Record<string, Filter>> | undefined {
+  let out: Record<string, Filter> | undefined;
+  for (const [name, value] of Object.entries(values)) {
+    const field = type.fieldsByName.get(name);
+    if (field?.kind !== 'toOne' || value === null) continue;
+    const visible = rowRule(scope, resourceType(scope.model, field.target));
+    if (visible === undefined) continue;
+    out ??= {};
+    out[name] = visible;
+  }
+  return out;
 }
 
 export function planDelete(model: Model, typeName: string, id: string, principal: Principal): WritePlan {

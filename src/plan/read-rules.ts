@@ -23,7 +23,22 @@ export const NO_ROWS: Filter = Object.freeze({ op: 'or', items: Object.freeze([]
 /** The rows of `type` the principal may see, or undefined for all of them. */
 export function rowRule(scope: RuleScope, type: ResourceType): Filter | undefined {
   if (!scope.model.hasRules || scope.principal.admin) return undefined;
-  return asFilter(fold(scope, type, type.rules.read, false));
+  const rule = asFilter(fold(scope, type, type.rules.read, false));
+  if (rule !== undefined) rowRules.add(rule);
+  return rule;
+}
+
+/**
+ * The filters `rowRule` made: a plan's list filter is the asker's conditions
+ * and the rule together (`both`), and the cost of a read counts only the
+ * asker's (plan/scan-cost.ts). A mark on the object, not a field of the
+ * plan, so plans (and their golden files) stay as they are.
+ */
+const rowRules = new WeakSet<Filter>();
+
+/** Whether `filter` is a row rule made by `rowRule`. */
+export function isRowRule(filter: Filter): boolean {
+  return rowRules.has(filter);
 }
 
 export type FieldAccess = { readonly kind: 'open' } | { readonly kind: 'denied' } | { readonly kind: 'masked'; readonly mask: Filter };

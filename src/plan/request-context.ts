@@ -58,7 +58,7 @@ export interface RequestMeter {
   /**
    * Takes `cost` points from the asker's budget. Rejects with RATE_LIMITED
    * when the budget is spent; undefined when there was nothing to wait for
-   * (no limit applies).
+   * (no limit applies, or the points were taken at once).
    */
   spend(cost: number): Promise<void> | undefined;
   /** `performance.now()` when the first statement of the request started: the end of parsing and planning. */

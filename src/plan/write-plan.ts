@@ -26,12 +26,35 @@ export interface WriteRules {
   readonly target?: Filter;
   /** What the record as written must satisfy (create and update rules, field write rules): otherwise 403 and nothing is kept. */
   readonly check?: Filter;
+  /**
+   * To-one values, by field: the target records the asker may see. A value
+   * pointing at one outside them fails exactly as one pointing at no record
+   * (409 RELATION_TARGET_NOT_FOUND), as a link to it is a 404.
+   */
+  readonly references?: Readonly<Record<string, Filter>>;
+}
+
+/** An update of `@immutable` fields: the stored row must already hold the values written (else 409 INPUT_IMMUTABLE_FIELD). */
+export interface UnchangedCheck {
+  readonly fields: readonly string[];
+  readonly params: readonly unknown[];
+  readonly filter: Filter;
 }
 
 export type WritePlan = (
   | { readonly kind: 'create'; readonly type: string; readonly values: WriteValues }
-  /** `replace` is PUT: fields absent from `values` are reset to default/null. */
-  | { readonly kind: 'update'; readonly type: string; readonly id: string; readonly values: WriteValues; readonly replace: boolean }
+  /**
+   * `replace` is PUT: `values` already holds the default (or null) of each
+   * field the body left out and the caller may write (planUpdate).
+   */
+  | {
+      readonly kind: 'update';
+      readonly type: string;
+      readonly id: string;
+      readonly values: WriteValues;
+      readonly replace: boolean;
+      readonly unchanged?: UnchangedCheck;
+    }
   | { readonly kind: 'delete'; readonly type: string; readonly id: string }
   /** Add or remove one many-to-many link, seen from `type.field` of record `id`. */
   | { readonly kind: 'connect' | 'disconnect'; readonly type: string; readonly field: string; readonly id: string; readonly targetId: string }

@@ -5,6 +5,7 @@ import { ApiError, isApiError } from '../errors/api-error.js';
 import { onCredentialExpiry } from '../auth/credential-expiry.js';
 import { problemOf } from './problem.js';
 import { header } from '../util/http-request.js';
+import { mergeVary } from '../util/vary.js';
 
 export const EVENT_STREAM = 'text/event-stream';
 
@@ -135,6 +136,8 @@ function openStream(request: FastifyRequest, reply: FastifyReply, stop: () => vo
       raw.end();
     },
   };
+  // What earlier layers set (CORS's Access-Control-* and Vary: Origin), which a hijacked reply would not send.
+  const inherited = Object.fromEntries(Object.entries(reply.getHeaders()).filter((entry): entry is [string, string | number | string[]] => entry[1] !== undefined));
   reply.hijack();
   streams.add(stream);
   request.raw.on('close', stream.end);
@@ -146,11 +149,12 @@ function openStream(request: FastifyRequest, reply: FastifyReply, stop: () => vo
     end: stream.end,
     head: (varyAuthorization: boolean): void => {
       raw.writeHead(200, {
+        ...inherited,
         'content-type': `${EVENT_STREAM}; charset=utf-8`,
         // A stream is never stored, and a buffering proxy would hold its events back.
         'cache-control': 'no-store',
         'x-accel-buffering': 'no',
-        vary: varyAuthorization ? 'Accept, Authorization' : 'Accept',
+        vary: mergeVary(inherited['vary'], varyAuthorization ? 'Accept, Authorization' : 'Accept') ?? 'Accept',
       });
       // A comment first, so the client sees the stream open even when there is nothing new to send.
       write(': live\n\n');

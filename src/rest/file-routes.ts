@@ -10,10 +10,11 @@ import { chooseVariantFormat, variantWidths } from '../files/image-variants.js';
 import { multipartParts, receivePart } from '../files/multipart-parts.js';
 import { servedFileHeaders } from '../files/served-file-headers.js';
 import { contextOf, principalOf } from '../auth/request-principal.js';
-import { planUpdate } from '../plan/build-write.js';
+import { checkWriteRights, planUpdate } from '../plan/build-write.js';
 import { validateInput } from '../plan/validate-input.js';
 import type { FileField, ResourceType } from '../schema/model.js';
 import { header } from '../util/http-request.js';
+import { addVary } from '../util/vary.js';
 import { methodNotAllowed } from './route-helpers.js';
 
 export interface FileRoutesOptions {
@@ -22,7 +23,15 @@ export interface FileRoutesOptions {
   readonly sendRecord: (type: ResourceType, id: string, request: FastifyRequest, reply: FastifyReply) => Promise<void>;
   /** The write's precondition from If-Match / If-Unmodified-Since, as for PUT and PATCH. */
   readonly precondition: (type: ResourceType, id: string, request: FastifyRequest) => WritePrecondition | undefined;
+  /** Who may fetch `/files/…`: anyone with the URL (`public`, the default), or only callers who may read a record holding the file (`readers`). */
+  readonly access?: FileAccess;
 }
+
+/** See docs/files.md#who-may-fetch-a-file. */
+export type FileAccess = 'public' | 'readers';
+
+/** Revalidated on every use (the check runs again, so access ends when the record is hidden), kept by the caller's browser only. */
+const READERS_ONLY = 'private, no-cache';
 
 /**
  * Files over REST (registered only when the engine has a file store):
@@ -55,8 +64,9 @@ export function registerFileRoutes(app: FastifyInstance, options: FileRoutesOpti
 
   for (const method of ['GET', 'HEAD'] as const) {
     // HEAD is its own route so that it never opens (or reads) the file.
-    app.route({ method, url: '/files/:key', exposeHeadRoute: false, handler: (request, reply) => sendOriginal(files, request, reply) });
-    app.route({ method, url: '/files/:key/:width', exposeHeadRoute: false, handler: (request, reply) => sendVariant(files, widths, request, reply) });
+    const serve: ServeOptions = { files, engine: options.engine, readersOnly: options.access === 'readers' };
+    app.route({ method, url: '/files/:key', exposeHeadRoute: false, handler: (request, reply) => sendOriginal(serve, request, reply) });
+    app.route({ method, url: '/files/:key/:width', exposeHeadRoute: false, handler: (request, reply) => sendVariant(serve, widths, request, reply) });
   }
   methodNotAllowed(app, '/files/:key', ['GET', 'HEAD']);
   methodNotAllowed(app, '/files/:key/:width', ['GET', 'HEAD']);
@@ -71,7 +81,11 @@ async function putFile(options: FileRoutesOptions, type: ResourceType, field: Fi
       extensions: { accept: ['multipart/form-data'] },
     });
   }
-  await engine.withUploads(async (receive) => {
+  // The rules before the body is read: a caller who may never write this field sends no file to the store.
+  checkWriteRights(engine.model, type.name, 'update', principalOf(request), [field.name]);
+  // And the rules on the stored record (may they see it, change it?): a stranger's file is not received either.
+  await engine.precheckWrite(contextOf(request), planUpdate(engine.model, type.name, id, {}, principalOf(request)));
+  await engine.withUploads(contextOf(request), async (receive) => {
     let value: unknown;
     for await (const part of multipartParts<Multipart>(request.parts())) {
       if (part.type !== 'file' || part.fieldname !== 'file' || value !== undefined) {
@@ -89,26 +103,43 @@ async function putFile(options: FileRoutesOptions, type: ResourceType, field: Fi
 async function deleteFile(options: FileRoutesOptions, type: ResourceType, field: FileField, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const { engine } = options;
   const id = (request.params as { id: string }).id;
+  checkWriteRights(engine.model, type.name, 'update', principalOf(request), [field.name]);
   const values = validateInput(engine.model, type, { [field.name]: null }, 'patch');
   await engine.write(contextOf(request), planUpdate(engine.model, type.name, id, values, principalOf(request)), options.precondition(type, id, request));
   reply.code(204).send();
 }
 
+interface ServeOptions {
+  readonly files: FileService;
+  readonly engine: Engine;
+  readonly readersOnly: boolean;
+}
+
+/**
+ * With `readers`, a file is served only to a caller who may read a record
+ * holding it (one statement); anyone else gets the 404 of a missing file,
+ * before any validator is compared, so not even a 304 tells it exists.
+ */
+async function assertReadable(serve: ServeOptions, key: string, request: FastifyRequest): Promise<void> {
+  if (serve.readersOnly && !(await serve.engine.mayReadFile(key, contextOf(request)))) throw fileNotFound(key);
+}
+
 // These return the reply: an async handler must, when the body is a stream Fastify sends after it returns.
-async function sendOriginal(files: FileService, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+async function sendOriginal(serve: ServeOptions, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const { key } = request.params as { key: string };
   const parsed = parseFileKey(key);
-  const file = parsed === undefined ? undefined : await files.open(key);
+  if (parsed !== undefined) await assertReadable(serve, key, request);
+  const file = parsed === undefined ? undefined : await serve.files.open(key);
   if (parsed === undefined || file === undefined) throw fileNotFound(key);
   // The key is the sha256 of the bytes: the strongest validator there is.
   const etag = `"${parsed.sha256}"`;
-  fileHeaders(reply, etag, key, FORMAT_INFO[parsed.format].mediaType);
+  fileHeaders(serve, reply, etag, key, FORMAT_INFO[parsed.format].mediaType);
   if (ifNoneMatchMatches(header(request, 'if-none-match'), etag)) return reply.code(304).send();
   reply.header('content-length', String(file.size));
   return request.method === 'HEAD' ? reply.send() : reply.send(file.stream());
 }
 
-async function sendVariant(files: FileService, widths: readonly number[], request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+async function sendVariant(serve: ServeOptions, widths: readonly number[], request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const { key, width: text } = request.params as { key: string; width: string };
   const parsed = parseFileKey(key);
   const width = /^[1-9][0-9]{0,4}$/.test(text) ? Number(text) : undefined;
@@ -118,20 +149,23 @@ async function sendVariant(files: FileService, widths: readonly number[], reques
       extensions: { sizes: widths },
     });
   }
+  if (parsed !== undefined) await assertReadable(serve, key, request);
   const format = parsed === undefined ? undefined : chooseVariantFormat(header(request, 'accept'), parsed.format, width);
-  const variant = parsed === undefined || format === undefined ? undefined : await files.variant(key, width, format);
+  const variant = parsed === undefined || format === undefined ? undefined : await serve.files.variant(key, width, format);
   if (parsed === undefined || variant === undefined) throw fileNotFound(key);
   // Named after the original's key and the width, with the extension of the format served (which Accept chose).
-  fileHeaders(reply, variant.etag, `${parsed.sha256}-${width}.${FORMAT_INFO[variant.format].extension}`, FORMAT_INFO[variant.format].mediaType);
+  fileHeaders(serve, reply, variant.etag, `${parsed.sha256}-${width}.${FORMAT_INFO[variant.format].extension}`, FORMAT_INFO[variant.format].mediaType);
   // The format depends on Accept: shared caches must key on it (RFC 9110 §12.5.5).
-  reply.header('vary', 'Accept');
+  addVary(reply, 'Accept');
   if (ifNoneMatchMatches(header(request, 'if-none-match'), variant.etag)) return reply.code(304).send();
   reply.header('content-length', String(variant.data.length));
   return request.method === 'HEAD' ? reply.send() : reply.send(variant.data);
 }
 
-function fileHeaders(reply: FastifyReply, etag: string, filename: string, mediaType: string): void {
-  reply.header('etag', etag).header('cache-control', IMMUTABLE).headers(servedFileHeaders(filename, mediaType));
+function fileHeaders(serve: ServeOptions, reply: FastifyReply, etag: string, filename: string, mediaType: string): void {
+  reply.header('etag', etag).header('cache-control', serve.readersOnly ? READERS_ONLY : IMMUTABLE).headers(servedFileHeaders(filename, mediaType));
+  // Who may have it depends on the credentials (RFC 9110 §12.5.5).
+  if (serve.readersOnly) addVary(reply, 'Authorization');
 }
 
 function fileNotFound(key: string): ApiError {

@@ -5,6 +5,8 @@ import type { Engine, ReceiveUpload } from '../engine/engine.js';
 import { ApiError } from '../errors/api-error.js';
 import { multipartParts, receivePart } from '../files/multipart-parts.js';
 import { validateInput, type InputMode } from '../plan/validate-input.js';
+import { checkWriteRights } from '../plan/build-write.js';
+import { contextOf, principalOf } from '../auth/request-principal.js';
 import type { WriteValues } from '../plan/write-plan.js';
 import type { ResourceType } from '../schema/model.js';
 
@@ -24,13 +26,29 @@ export async function writeRecordBody<T>(
   mode: InputMode,
   json: () => unknown,
   write: (values: WriteValues) => Promise<T>,
+  /** For a replace: the rules on the stored record, asked before a form's files are read. */
+  beforeFiles?: () => Promise<void>,
 ): Promise<T> {
+  const kind = mode === 'create' ? 'create' : 'update';
+  const principal = principalOf(request);
   // Forms are for creating and replacing records that have files; PATCH stays a
   // JSON merge patch (RFC 7396). Without a file store the multipart parser is
   // not even registered.
   const form = engine.files !== undefined && mode !== 'patch' && hasFileFields(type) && request.isMultipart();
-  if (!form) return write(validateInput(engine.model, type, json(), mode));
-  return engine.withUploads(async (receive) => write(await readRecordForm(engine, type, request, mode, receive)));
+  if (!form) {
+    const body = json();
+    // The rules first: a caller who may not write learns nothing from the input's problems.
+    checkWriteRights(engine.model, type.name, kind, principal, isRecord(body) ? Object.keys(body) : []);
+    return write(validateInput(engine.model, type, body, mode));
+  }
+  // Before a byte of the form is read: a stranger's files are never received.
+  checkWriteRights(engine.model, type.name, kind, principal);
+  await beforeFiles?.();
+  return engine.withUploads(contextOf(request), async (receive) => write(await readRecordForm(engine, type, request, mode, receive)));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 async function jsonFilePart(stream: Readable, name: string, limit: number): Promise<unknown> {
@@ -59,8 +77,11 @@ export function hasFileFields(type: ResourceType): boolean {
 async function readRecordForm(engine: Engine, type: ResourceType, request: FastifyRequest, mode: InputMode, receive: ReceiveUpload): Promise<WriteValues> {
   const input: Record<string, unknown> = {};
   const textFields = new Set<string>();
+  const kind = mode === 'create' ? 'create' : 'update';
   for await (const part of multipartParts<Multipart>(request.parts())) {
     const name = part.fieldname;
+    // Each field's write rule before its part is read (a file is neither stored nor decoded for a field the caller may not write).
+    checkWriteRights(engine.model, type.name, kind, principalOf(request), [name]);
     if (Object.hasOwn(input, name)) {
       throw new ApiError('BAD_REQUEST', { detail: `The form has more than one part named "${name}"; send each field once` });
     }

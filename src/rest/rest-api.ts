@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CachedReadResponse, Engine, ReadResult, WritePrecondition } from '../engine/engine.js';
 import { cacheHeaders } from '../engine/cache-headers.js';
+import { setHeaders } from '../util/vary.js';
 import { strongEtag } from '../engine/validators.js';
 import { ApiError } from '../errors/api-error.js';
 import { planReadList, planReadOne, type PlanLimits } from '../plan/build-read.js';
@@ -10,7 +11,7 @@ import { LruCache } from '../util/lru-cache.js';
 import type { InputMode } from '../plan/validate-input.js';
 import { planCreate, planDelete, planLink, planUpdate } from '../plan/build-write.js';
 import type { ManyToManyRelation, ResourceType } from '../schema/model.js';
-import { registerFileRoutes } from './file-routes.js';
+import { registerFileRoutes, type FileAccess } from './file-routes.js';
 import { writeRecordBody } from './record-input.js';
 import { listLinks, pageCursors, renderList, type PageCursors } from './render-list.js';
 import { parseQueryString, parseRestQuery, type RestQuery } from './query-params.js';
@@ -31,6 +32,8 @@ export interface RestApiOptions {
   readonly eventStream?: Partial<EventStreamOptions>;
   /** Sign-up, sign-in and tokens (`/auth/…`) and `GET /me`, when a type is marked `@account`. */
   readonly accounts?: Accounts | undefined;
+  /** Who may fetch `/files/…` (file-routes.ts): `public` by default. */
+  readonly fileAccess?: FileAccess | undefined;
 }
 
 /** What a route and its query text mean, worked out once: the plan (its id slot open) and the list arguments. */
@@ -97,6 +100,7 @@ export function registerRestApi(app: FastifyInstance, restOptions: RestApiOption
     engine,
     sendRecord: (type, id, request, reply) => sendRecord(options, type, id, request, reply),
     precondition: (type, id, request) => precondition(options, type, id, request),
+    ...(options.fileAccess === undefined ? {} : { access: options.fileAccess }),
   });
 }
 
@@ -201,10 +205,18 @@ async function create(options: RestContext, type: ResourceType, request: Fastify
 async function update(options: RestContext, type: ResourceType, request: FastifyRequest, reply: FastifyReply, mode: InputMode): Promise<void> {
   const { engine } = options;
   const id = params(request).id as string;
-  await writeRecordBody(engine, type, request, mode, () => jsonBody(request), (values) => {
-    const plan = planUpdate(engine.model, type.name, id, values, principalOf(request), mode === 'replace');
-    return engine.write(contextOf(request), plan, precondition(options, type, id, request));
-  });
+  await writeRecordBody(
+    engine,
+    type,
+    request,
+    mode,
+    () => jsonBody(request),
+    (values) => {
+      const plan = planUpdate(engine.model, type.name, id, values, principalOf(request), mode === 'replace');
+      return engine.write(contextOf(request), plan, precondition(options, type, id, request));
+    },
+    () => engine.precheckWrite(contextOf(request), planUpdate(engine.model, type.name, id, {}, principalOf(request))),
+  );
   await sendRecord(options, type, id, request, reply);
 }
 
@@ -278,7 +290,7 @@ function jsonBody(request: FastifyRequest): unknown {
 }
 
 function send(reply: FastifyReply, response: CachedReadResponse): void {
-  reply.headers(cacheHeaders(response, undefined));
+  setHeaders(reply, cacheHeaders(response, undefined));
   if (response.status === 304) {
     reply.code(304).send();
     return;

@@ -63,7 +63,7 @@ export function buildField(node: FieldDefinitionNode, context: FieldContext): Fi
   }
 
   if (category === 'object') {
-    const allowed = shape.list ? ['relation'] : ['readonly', 'relation', 'default'];
+    const allowed = shape.list ? ['relation'] : ['readonly', 'relation', 'default', 'immutable'];
     dropMisplaced(uses, qualified, shape.list ? 'relation list' : 'relation', allowed, problems);
     const defaultUse = uses.get('default');
     let defaultFromAuth: readonly string[] | undefined;
@@ -108,6 +108,7 @@ export function buildField(node: FieldDefinitionNode, context: FieldContext): Fi
         list: shape.list,
         nullable: shape.list ? false : shape.nullable,
         readonly,
+        immutable: uses.has('immutable'),
         column: `${toSnakeCase(node.name.value)}_id`,
         nameNode: node.name,
         inverseHint: inverse === undefined || inverseNode === undefined ? undefined : { name: String(inverse.values.inverse), node: inverseNode },
@@ -142,7 +143,7 @@ function buildScalarField(
   const { problems } = context;
   const qualified = `${context.owner}.${node.name.value}`;
   const single = !shape.list && scalar !== 'JSON';
-  const allowed = ['readonly', 'default', 'createdAt', 'updatedAt', ...(single ? ['unique', 'index'] : [])];
+  const allowed = ['readonly', 'default', 'createdAt', 'updatedAt', 'immutable', ...(single ? ['unique', 'index'] : [])];
   dropMisplaced(uses, qualified, shape.list ? 'list' : scalar === 'JSON' ? 'JSON' : scalar, allowed, problems);
 
   for (const auto of ['createdAt', 'updatedAt']) {
@@ -224,6 +225,7 @@ function buildScalarField(
     auto,
     default: defaultValue,
     defaultFromAuth,
+    immutable: uses.has('immutable'),
     optionalOnCreate: shape.nullable || (defaultUse !== undefined && given?.kind !== 'fromAuth') || auto !== undefined,
   };
   return { kind: 'stored', field, nameNode: node.name, rules };

@@ -108,6 +108,7 @@ function buildIdField(node: FieldDefinitionNode, owner: string, problems: Proble
     auto: 'id',
     default: undefined,
     defaultFromAuth: undefined,
+    immutable: false,
     optionalOnCreate: true,
   };
   return { kind: 'stored', field, nameNode: node.name, rules: [] };

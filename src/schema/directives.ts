@@ -34,6 +34,14 @@ directive @index(fields: [String!]) repeatable on FIELD_DEFINITION | OBJECT
 "Clients may read the field but never write it."
 directive @readonly on FIELD_DEFINITION
 
+"""
+Set once: the field may be given when the record is created and never
+changed after (a write of another value is refused with 409
+INPUT_IMMUTABLE_FIELD; writing the value it holds is fine, and PUT leaves it
+as it is). For ownership and identity: Post.author, Order.customer.
+"""
+directive @immutable on FIELD_DEFINITION
+
 "Set by the server to the time the record was created (a DateTime field)."
 directive @createdAt on FIELD_DEFINITION
 

@@ -24,6 +24,7 @@ export interface RelationDraft {
   readonly list: boolean;
   readonly nullable: boolean;
   readonly readonly: boolean;
+  readonly immutable: boolean;
   /** The to-one column (`author_id`); unused for lists. */
   readonly column: string;
   readonly nameNode: NameNode;

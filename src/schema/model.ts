@@ -61,6 +61,8 @@ export interface ScalarField extends FieldBase {
    * principal; `optionalOnCreate` does not count it.
    */
   readonly defaultFromAuth: readonly string[] | undefined;
+  /** `@immutable`: set when the record is created, never changed after (an update may only repeat its value). */
+  readonly immutable: boolean;
   /** True when input may omit it and storage still has a value: nullable, `@default(value:)` or server-managed. */
   readonly optionalOnCreate: boolean;
 }
@@ -84,6 +86,8 @@ export interface ToOneRelation extends FieldBase {
   readonly readonly: boolean;
   /** From `@default(fromAuth: "id")`: a new record points at the principal (as on ScalarField). */
   readonly defaultFromAuth: readonly string[] | undefined;
+  /** `@immutable`, as on ScalarField. */
+  readonly immutable: boolean;
 }
 
 /** `posts: [Post!]!` — the inverse of a to-one on the target. */

@@ -172,6 +172,7 @@ function buildRelationFields(relations: readonly RelationDraft[], partners: Read
         inverse: partner?.common.name,
         readonly: relation.readonly,
         defaultFromAuth: relation.defaultFromAuth,
+        immutable: relation.immutable,
       });
       continue;
     }

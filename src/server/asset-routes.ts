@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ifNoneMatchMatches } from '../engine/validators.js';
 import { ApiError } from '../errors/api-error.js';
+import { addVary } from '../util/vary.js';
 import { ASSET_PREFIX, negotiateEncoding, type AssetStore } from '../util/asset-store.js';
 
 /** A year: the URL names the content, so what it names never changes (RFC 8246 `immutable`). */
@@ -20,7 +21,8 @@ export function registerAssetRoutes(app: FastifyInstance, assets: AssetStore): v
     const accept = request.headers['accept-encoding'];
     const encoding = negotiateEncoding(Array.isArray(accept) ? accept.join(', ') : accept);
     const etag = asset.etag(encoding);
-    void reply.header('cache-control', IMMUTABLE).header('etag', etag).header('vary', 'Accept-Encoding');
+    void reply.header('cache-control', IMMUTABLE).header('etag', etag);
+    addVary(reply, 'Accept-Encoding');
     const ifNoneMatch = request.headers['if-none-match'];
     if (ifNoneMatchMatches(Array.isArray(ifNoneMatch) ? ifNoneMatch.join(', ') : ifNoneMatch, etag)) return reply.code(304).send();
     void reply.type(asset.type);

@@ -1,6 +1,7 @@
 import compress from '@fastify/compress';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import { matchingTag } from '../engine/validators.js';
+import { addVary } from '../util/vary.js';
 
 /**
  * What is worth compressing: JSON of any flavour (REST, problem+json,
@@ -44,12 +45,12 @@ const tagCompressed: onSendHookHandler = (request, reply, payload, done) => {
   const etag = reply.getHeader('etag');
   if (reply.statusCode === 304) {
     if (typeof etag === 'string') answerHeldTag(request, reply, etag);
-    addVary(reply);
+    addVary(reply, 'Accept-Encoding');
   } else {
     // The plugin also compresses types mime-db calls compressible (an icon, say), so the coding is what counts.
     const coding = reply.getHeader('content-encoding');
     const compressed = coding === 'br' || coding === 'gzip';
-    if (compressed || isCompressible(reply)) addVary(reply);
+    if (compressed || isCompressible(reply)) addVary(reply, 'Accept-Encoding');
     if (compressed && typeof etag === 'string' && !etag.endsWith(`-${coding}"`)) {
       void reply.header('etag', `${etag.slice(0, -1)}-${coding}"`);
     }
@@ -69,9 +70,3 @@ function isCompressible(reply: FastifyReply): boolean {
   return typeof type === 'string' && COMPRESSIBLE.test(type);
 }
 
-function addVary(reply: FastifyReply): void {
-  const vary = reply.getHeader('vary');
-  const text = Array.isArray(vary) ? vary.join(', ') : typeof vary === 'string' ? vary : '';
-  if (/(?:^|,)\s*(?:accept-encoding|\*)\s*(?:,|$)/i.test(text)) return;
-  void reply.header('vary', text === '' ? 'Accept-Encoding' : `${text}, Accept-Encoding`);
-}

@@ -7,6 +7,7 @@ import { resolvePlanLimits, type PlanLimits } from '../plan/limits.js';
 import { ApiError } from '../errors/api-error.js';
 import { PROBLEM_CONTENT_TYPE, problemOf } from '../rest/problem.js';
 import { registerRestApi } from '../rest/rest-api.js';
+import type { FileAccess } from '../rest/file-routes.js';
 import { registerGraphqlApi, type GraphqlOptions } from '../graphql/graphql-api.js';
 import { registerOpenApi } from '../rest/openapi/register-openapi.js';
 import { multipartLimits } from '../files/multipart-parts.js';
@@ -21,6 +22,7 @@ import { registerAssetRoutes } from './asset-routes.js';
 import { registerCompression } from './compression.js';
 import { corsOrigins, registerCors, type CorsOptions } from './cors-policy.js';
 import { crossSiteGuard, upgradeRefusal } from './cross-site-guard.js';
+import { compileHostPolicy, hostGuard, hostRefusal, upgradeHost } from './host-guard.js';
 import { registerSecurityHeaders } from './security-headers.js';
 import { closeAfterUnreadBody, installErrorHandling } from './error-handler.js';
 import { DEFAULT_LINGER, type LingerLimits } from './lingering-close.js';
@@ -53,6 +55,18 @@ export interface ServerOptions {
    * none by default. Listed origins are allowed by the cross-site guard too.
    */
   readonly cors?: CorsOptions;
+  /**
+   * Where clients reach the server (`https://api.example.com`): its host is
+   * one `Host` may name. See host-guard.ts for what else is allowed.
+   */
+  readonly publicUrl?: string;
+  /**
+   * More `Host` names the server answers to (`api.example.com`, `.example.com`
+   * for a domain and its subdomains, `*` for any). Every IP address and
+   * `localhost` always are; any other name gets 421 HOST_NOT_ALLOWED, against
+   * DNS rebinding (host-guard.ts).
+   */
+  readonly allowedHosts?: readonly string[];
   /**
    * Addresses or ranges (`10.0.0.0/8`, `127.0.0.1`, `loopback`) of the
    * reverse proxies in front of the server. A request from one of them is
@@ -94,6 +108,12 @@ export interface ServerOptions {
    * principal. DEFAULT_RATE_LIMITS when not given; `false` turns them off.
    */
   readonly rateLimits?: RateLimitOptions | false;
+  /**
+   * Who may fetch `/files/<key>`: `public` (the default: anyone holding the
+   * URL, served public and immutable) or `readers` (only callers who may read
+   * a record holding the file, rules applied; docs/files.md).
+   */
+  readonly fileAccess?: FileAccess;
   /** Webhook endpoints, event retention and the poll (src/events/, docs/events.md); events are published without them too. */
   readonly events?: Partial<EventsOptions>;
 }
@@ -171,6 +191,9 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   });
   edge.attach(app.server, app.log);
   installErrorHandling(app, { exposeInternals: options.exposeInternals === true, linger });
+  // First of all hooks: a request naming a host this server does not answer to runs nothing (DNS rebinding).
+  const hostCheck = compileHostPolicy({ publicUrl: options.publicUrl, allowedHosts: options.allowedHosts });
+  app.addHook('onRequest', hostGuard(hostCheck));
   // nosniff on every answer, helmet's headers on the HTML pages.
   await registerSecurityHeaders(app);
   // Before authentication: a preflight carries no credentials, and is answered at once.
@@ -184,7 +207,13 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     await accounts?.close();
   });
   const authenticator = createAuthenticator({ ...options.auth, adminRole: adminRoleOf(engine.model), db: engine.db, issuedTokens: accounts?.keys, suspended: accounts?.suspensions });
-  const rateLimits = await createRateLimits(options.rateLimits, engine.db, engine.model.roles?.values);
+  const rateLimits = await createRateLimits(options.rateLimits, engine.db, engine.model.roles?.values, (error) => {
+    app.log.warn({ err: error }, 'rate-limit counts could not be traded with other instances; counting alone until they can');
+  });
+  if (rateLimits !== undefined) app.addHook('onClose', (_app, done) => {
+    rateLimits.close();
+    done();
+  });
   const contexts = createContextFactory(rateLimits);
   installRequestContext(app, authenticator, contexts);
   app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (_request, body, done) => {
@@ -215,14 +244,15 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     await app.register(multipart, { limits: multipartLimits(engine.files.limits, options.bodyLimit ?? 1024 * 1024) });
   }
   const limits = resolvePlanLimits(options.limits);
-  registerRestApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true, eventStream: options.eventStream, accounts });
+  registerRestApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true, eventStream: options.eventStream, accounts, fileAccess: options.fileAccess });
   registerGraphqlApi(app, {
     engine,
     limits,
     graphql: { exposeInternals: options.exposeInternals, ...options.graphql },
     // A WebSocket passes the same site check, authenticator and request context as every HTTP request.
     sockets: {
-      refuseUpgrade: (request) => upgradeRefusal(request, siteOrigins),
+      refuseUpgrade: (request) =>
+        hostRefusal(hostCheck, upgradeHost(request, trustedProxy(request.socket.remoteAddress ?? '', 0))) ?? upgradeRefusal(request, siteOrigins),
       open: async (authorization, request) => {
         const principal = await authenticator.authenticate(authorization);
         const address = proxyAddr(request, trustedProxy);

@@ -4,7 +4,7 @@ import type { Database } from '../storage/dialect.js';
 import { clientKey } from '../plan/request-context.js';
 import { createRateLimits } from './rate-limits.js';
 
-/** Without `sharedRateLimiter` the limits count in memory: nothing else of the database is touched. */
+/** Without `rateCounts` the limits count in memory alone: nothing else of the database is touched. */
 const memoryOnly = {} as Database;
 
 const who = (via: Principal['via'], id: string | null, role: string | null, admin = false): Principal => ({ id, role, claims: {}, admin, via });
@@ -34,5 +34,6 @@ describe('rate-limit policies', () => {
     await expect(createRateLimits({ roles: { MODERATR: { points: 1, window: 1 } } }, memoryOnly, ['MEMBER', 'MODERATOR'])).rejects.toThrow(/MEMBER, MODERATOR/);
     await expect(createRateLimits({ member: { points: 0, window: 1 } }, memoryOnly)).rejects.toThrow(/points must be a positive whole number/);
     await expect(createRateLimits({ member: { points: 1, window: 0 } }, memoryOnly)).rejects.toThrow(/window must be a positive number/);
+    await expect(createRateLimits({ exchangeInterval: 0 }, memoryOnly)).rejects.toThrow(/exchangeInterval must be a positive number of seconds/);
   });
 });

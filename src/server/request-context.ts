@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Authenticator } from '../auth/authenticator.js';
 import { challengeFor } from '../auth/www-authenticate.js';
 import { ApiError, isApiError } from '../errors/api-error.js';
@@ -7,6 +6,7 @@ import type { Principal } from '../plan/principal.js';
 import { clientKey, type ContextLog, type RequestContext, type RequestMeter, type RequestSite } from '../plan/request-context.js';
 import { header } from '../util/http-request.js';
 import type { ActivePolicy, RateLimits } from './rate-limits.js';
+import type { Verdict } from './shared-counts.js';
 // For its `FastifyRequest.requestContext` declaration.
 import '../auth/request-principal.js';
 
@@ -21,8 +21,8 @@ const RETRY_AFTER_SECONDS = '5';
 export class EdgeMeter implements RequestMeter {
   planEnd = 0;
   dbMs = 0;
-  /** The limiter's last word on this request's key, once it has spent. */
-  spent: RateLimiterRes | undefined;
+  /** The budget's last word on this request's key, once it has spent. */
+  spent: Verdict | undefined;
   readonly limited: boolean;
 
   constructor(
@@ -38,21 +38,14 @@ export class EdgeMeter implements RequestMeter {
   spend(cost: number): Promise<void> | undefined {
     const { policy } = this;
     if (policy === undefined) return undefined;
-    return policy.limiter.consume(this.key, cost).then(
-      (result) => {
-        this.spent = result;
-      },
-      (refusal: unknown) => {
-        // The limiter refuses with its state; anything else is a store failure its insurance limiter did not absorb.
-        if (!(refusal instanceof RateLimiterRes)) throw refusal;
-        this.spent = refusal;
-        throw rateLimited(policy, refusal, cost);
-      },
-    );
+    // Counted in memory (shared with other instances in batches): nothing to wait for.
+    const verdict = policy.take(this.key, cost);
+    this.spent = verdict;
+    return verdict.taken ? undefined : Promise.reject(rateLimited(policy, verdict, cost));
   }
 }
 
-function rateLimited(policy: ActivePolicy, state: RateLimiterRes, cost: number): ApiError {
+function rateLimited(policy: ActivePolicy, state: Verdict, cost: number): ApiError {
   const retryAfter = secondsUntil(state.msBeforeNext);
   const detail =
     cost > policy.points

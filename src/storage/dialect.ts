@@ -81,6 +81,11 @@ export interface Database extends SqlRunner {
    */
   readonly sharedRateLimiter?: (options: SharedRateLimiterOptions) => Promise<RateLimiterAbstract>;
   /**
+   * Where instances on this database trade their rate-limit counts in
+   * batches (PostgreSQL); without it each process counts alone, in memory.
+   */
+  readonly rateCounts?: RateCountExchange;
+  /**
    * Calls `onMessage` for each notification on `channel` sent by any
    * connection to the database (PostgreSQL's LISTEN/NOTIFY), until the
    * returned function is called; with `undefined` when the listening
@@ -93,9 +98,40 @@ export interface Database extends SqlRunner {
   readonly notify?: (channel: string, payload: string) => Promise<void>;
   /** Cheap liveness probe for /healthz. */
   ping(): Promise<void>;
+  /**
+   * Estimated rows in each of `tables` (missing tables left out): what the
+   * cost of a read that may scan a table is (plan/scan-cost.ts). Cheap and
+   * approximate; the engine caches it and asks again now and then, never
+   * per request.
+   */
+  estimateRows(tables: readonly string[]): Promise<Map<string, number>>;
   /** Number of statements sent since start (observability and tests). */
   readonly statementCount: number;
   close(): Promise<void>;
+}
+
+/** Points one instance has spent on one key in the window ending at `windowEnd` (ms since the epoch). */
+export interface RateCount {
+  readonly key: string;
+  readonly windowEnd: number;
+  readonly points: number;
+}
+
+/**
+ * Rate-limit counts shared in batches: each instance writes its own totals
+ * (one row per instance, key and window, so no two instances ever wait on
+ * the same row) and reads the others' in the same statement.
+ */
+export interface RateCountExchange {
+  /** Creates the table if it is missing. */
+  prepare(): Promise<void>;
+  /**
+   * Writes `mine` (this instance's totals so far, which only grow) as
+   * `instance`'s and answers every other instance's total for the same keys
+   * and windows: one statement. With `pruneBefore`, also drops every row of
+   * windows that ended before it.
+   */
+  exchange(instance: string, mine: readonly RateCount[], pruneBefore?: number): Promise<readonly RateCount[]>;
 }
 
 export interface SharedRateLimiterOptions {

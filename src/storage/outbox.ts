@@ -55,6 +55,11 @@ export function eventInsertParams(event: EventValues, image?: ImageColumn): SqlV
   return VALUE_COLUMNS.filter((column) => column !== image).map((column) => all[column]);
 }
 
+/** Where `column` is among `eventInsertParams(event, image)`. */
+export function eventParamIndex(column: (typeof VALUE_COLUMNS)[number], image?: ImageColumn): number {
+  return VALUE_COLUMNS.filter((name) => name !== image).indexOf(column);
+}
+
 /**
  * `WITH <EVENT_ROW> AS (the row of `table` with id placeholder(0)) `, the
  * prefix of a statement reading an image of that row. On PostgreSQL the row

@@ -2,7 +2,9 @@
  * The import graph of `src/` follows the layer table in docs/architecture.md:
  * imports only point down, the two front-ends never touch storage or each
  * other, the two database drivers never touch each other, and no two folders
- * import each other (directly or round a longer loop).
+ * import each other (directly or round a longer loop). And no SQL is written
+ * outside `src/storage/`: a string or template literal anywhere else that
+ * reads as a statement fails the build.
  *
  * Specifiers come from the TypeScript parser (not a regex), so `import`,
  * `import type`, `export ... from`, `import('...')`, `import('...').T` in a
@@ -251,6 +253,61 @@ export function checkLayers(files: readonly SourceText[]): Violation[] {
   return violations;
 }
 
+/**
+ * SQL as it is written in the code base: upper-case keywords starting a
+ * statement or clause (`SELECT …`, `INSERT INTO`, `DELETE FROM`, `CREATE …`,
+ * `… DO UPDATE SET`) and PostgreSQL's and SQLite's own vocabulary. User-facing
+ * text spells these words in lower case (`diglot migrate` says "create
+ * table"), so none of its strings match.
+ */
+const SQL_TEXT: readonly RegExp[] = [
+  /\bSELECT\s/,
+  /\bINSERT\s+INTO\b/,
+  /\bUPDATE\s/,
+  /\bDELETE\s+FROM\b/,
+  /\bCREATE\s/,
+  /\bDROP\s+(TABLE|INDEX|SCHEMA|DATABASE|TRIGGER|VIEW)\b/,
+  /\bALTER\s+TABLE\b/,
+  /\bON\s+CONFLICT\b/,
+  /\bPRAGMA\s/,
+  /\bpg_(advisory|notify|catalog|stat|try_advisory)/,
+];
+
+/**
+ * Every string and template literal of a file that reads as SQL, with its
+ * line. A template's `${…}` parts count as one word, so `UPDATE ${table} SET`
+ * is seen whole.
+ */
+export function findSqlText(fileName: string, text: string): { readonly line: number; readonly text: string }[] {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const found: { line: number; text: string }[] = [];
+  const check = (node: ts.Node, literal: string): void => {
+    if (SQL_TEXT.some((pattern) => pattern.test(literal))) {
+      found.push({ line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1, text: literal });
+    }
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isStringLiteralLike(node)) check(node, node.text);
+    else if (ts.isTemplateExpression(node)) check(node, node.head.text + node.templateSpans.map((span) => `\${…}${span.literal.text}`).join(''));
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** SQL text in a `src/` file outside `src/storage/` (tests excluded: they may look into the database). */
+export function checkSqlPlacement(files: readonly SourceText[]): Violation[] {
+  const violations: Violation[] = [];
+  for (const file of files) {
+    const unit = unitOf(file.path);
+    if (unit === undefined || topOf(unit) === 'storage' || isTestFile(file.path)) continue;
+    for (const hit of findSqlText(file.path, file.text)) {
+      violations.push({ file: `${file.path}:${hit.line}`, specifier: '', rule: `SQL outside src/storage/: ${JSON.stringify(hit.text.slice(0, 60))}` });
+    }
+  }
+  return violations;
+}
+
 export function formatViolation(v: Violation): string {
   return v.specifier === '' ? `${v.file}: ${v.rule}` : `${v.file} → ${v.specifier}: ${v.rule}`;
 }
@@ -282,6 +339,10 @@ describe('layer rules on src/', () => {
 
   it('every import points down the layer table, with no cycles between folders', () => {
     expect(checkLayers(readSources()).map(formatViolation)).toEqual([]);
+  });
+
+  it('no SQL is written outside src/storage/', () => {
+    expect(checkSqlPlacement(readSources()).map(formatViolation)).toEqual([]);
   });
 });
 
@@ -393,6 +454,25 @@ describe('the checker itself', () => {
       'src/engine/run.ts → ../events/publish.js: import cycle between folders auth ↔ engine ↔ events (engine → events)',
       'src/events/publish.ts → ../auth/engine-ref.js: import cycle between folders auth ↔ engine ↔ events (events → auth)',
       'src/server/app.ts → ../cli/main.js: import cycle between folders cli ↔ server (server → cli)',
+    ]);
+  });
+
+  it('finds SQL in strings and templates outside storage, and nowhere else', () => {
+    const files = [
+      file('src/engine/bad-update.ts', 'const lock = `UPDATE ${q(table)} SET ${id} = ${id} WHERE ${id} = ${p(0)}`;'),
+      file('src/engine/bad-select.ts', `const sql = 'SELECT 1 AS found FROM users';`),
+      file('src/engine/bad-lease.ts', `await db.all("SELECT pg_advisory_lock($1)", [key]);`),
+      file('src/cli/bad-create.ts', 'const ddl = `CREATE TABLE ${name} (id TEXT)`;'),
+      // Comments, lower-case prose and storage's own SQL are fine.
+      file('src/cli/fine.ts', `// SELECT * FROM users\nconst help = 'migrate: create tables, select a database';`),
+      file('src/storage/fine.ts', `const sql = 'DELETE FROM users WHERE id = ?';`),
+      file('src/engine/fine.test.ts', `const rows = await db.all('SELECT * FROM users');`),
+    ];
+    expect(checkSqlPlacement(files).map(formatViolation)).toEqual([
+      'src/engine/bad-update.ts:1: SQL outside src/storage/: "UPDATE ${…} SET ${…} = ${…} WHERE ${…} = ${…}"',
+      'src/engine/bad-select.ts:1: SQL outside src/storage/: "SELECT 1 AS found FROM users"',
+      'src/engine/bad-lease.ts:1: SQL outside src/storage/: "SELECT pg_advisory_lock($1)"',
+      'src/cli/bad-create.ts:1: SQL outside src/storage/: "CREATE TABLE ${…} (id TEXT)"',
     ]);
   });
 });

@@ -148,6 +148,27 @@ describeEachDialect('CORS', (ctx) => {
     }
   });
 
+  it('keeps Vary: Origin on cacheable reads beside the caching layers\' own Vary: REST and GraphQL GET, 200 and 304, anonymous and signed in', async () => {
+    const names = (value: string | null): string[] => (value ?? '').split(',').map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
+    const graphqlGet = `/graphql?query=${encodeURIComponent('{ users(first: 1) { id name } }')}`;
+    for (const auth of [{}, { authorization: `Bearer ${ADMIN_KEY}` }] as Record<string, string>[]) {
+      for (const [path, accept, expected] of [
+        ['/users?limit=1', 'application/json', ['origin', 'authorization', 'accept-encoding']],
+        [graphqlGet, 'application/graphql-response+json', ['origin', 'accept', 'authorization', 'accept-encoding']],
+      ] as const) {
+        const headers = { ...auth, origin: allowed.origin, accept, 'accept-encoding': 'gzip' };
+        const first = await http(api.url, 'GET', path, { headers });
+        expect(first.status, path).toBe(200);
+        expect(first.headers.get('access-control-allow-origin')).toBe(allowed.origin);
+        // Each name once (RFC 9110 §12.5.5), whichever layer named it.
+        expect(names(first.headers.get('vary')).sort(), path).toEqual([...expected].sort());
+        const again = await http(api.url, 'GET', path, { headers: { ...headers, 'if-none-match': first.headers.get('etag') ?? '' } });
+        expect(again.status, path).toBe(304);
+        expect(names(again.headers.get('vary')).sort(), path).toEqual([...expected].sort());
+      }
+    }
+  });
+
   it('gives no CORS headers to a request without Origin or from an origin not listed (a preflight from one gets the route\'s plain 204)', async () => {
     const plain = await http(api.url, 'GET', '/users?limit=1');
     expect(plain.headers.get('access-control-allow-origin')).toBeNull();

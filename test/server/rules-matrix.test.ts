@@ -48,7 +48,8 @@ const EXPECTED: Record<string, Record<Asker, string>> = {
   'read an order': { anonymous: NF, member: NF, owner: OK, moderator: NF, admin: OK, apiKey: OK, badToken: U },
   'create a post': { anonymous: F, member: OK, owner: OK, moderator: OK, admin: OK, apiKey: OK, badToken: U },
   'update a published post': { anonymous: F, member: F, owner: OK, moderator: OK, admin: OK, apiKey: OK, badToken: U },
-  'update a draft': { anonymous: NF, member: NF, owner: OK, moderator: OK, admin: OK, apiKey: OK, badToken: U },
+  // An anonymous caller may never update a post (both rules need auth.id or a role): refused before the record is looked at, whichever it is.
+  'update a draft': { anonymous: F, member: NF, owner: OK, moderator: OK, admin: OK, apiKey: OK, badToken: U },
   'delete a post': { anonymous: F, member: F, owner: OK, moderator: OK, admin: OK, apiKey: OK, badToken: U },
   'update a user': { anonymous: F, member: F, owner: OK, moderator: F, admin: OK, apiKey: OK, badToken: U },
   'set a user’s role': { anonymous: FF, member: FF, owner: FF, moderator: FF, admin: OK, apiKey: OK, badToken: U },

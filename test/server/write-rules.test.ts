@@ -94,11 +94,14 @@ describeEachDialect('Write rules, the same in REST and GraphQL', (ctx) => {
     expect((await rest('admin', 'GET', `/posts/${published}?fields=title`)).json.title).toBe('edited by alice');
   });
 
-  it('checks the rule on the stored row: a post handed to someone else is no longer its old author’s', async () => {
-    const id = (await rest('alice', 'POST', '/posts', { title: 'Handed over', body: 'B', status: 'PUBLISHED' })).json.id as string;
-    expect((await rest('admin', 'PATCH', `/posts/${id}`, { author: bob })).status).toBe(200);
-    expect((await rest('alice', 'PATCH', `/posts/${id}`, { title: 'Mine again?' })).status).toBe(403);
-    expect((await rest('bob', 'PATCH', `/posts/${id}`, { title: 'Mine now' })).status).toBe(200);
+  it('checks the rule on the stored row: a post written for someone else is not the caller’s, and is never handed over (@immutable)', async () => {
+    // Post.author is @immutable: nobody, the admin included, hands a post over; the admin writes one in Bob's name instead.
+    const id = (await rest('admin', 'POST', '/posts', { title: 'For Bob', body: 'B', status: 'PUBLISHED', author: bob })).json.id as string;
+    const handover = await rest('admin', 'PATCH', `/posts/${id}`, { author: alice });
+    expect(handover.status).toBe(409);
+    expect(codeOf(handover)).toBe('INPUT_IMMUTABLE_FIELD');
+    expect((await rest('alice', 'PATCH', `/posts/${id}`, { title: 'Mine?' })).status).toBe(403);
+    expect((await rest('bob', 'PATCH', `/posts/${id}`, { title: 'Mine' })).status).toBe(200);
   });
 
   it('lets a user delete only themself, in both styles', async () => {

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { DEFAULT_FILES_DIRECTORY } from '../../files/file-service.js';
 import { DEFAULT_RATE_LIMITS } from '../../server/rate-limits.js';
 import { normaliseOrigin } from '../../server/cross-site-guard.js';
+import { hostnameOf, publicUrlHost } from '../../server/host-guard.js';
 import { budget, flag, integer, list, oneOf, port, text } from './option-kinds.js';
 import type { OptionSpec } from './option-spec.js';
 
@@ -41,6 +42,14 @@ export const OPTIONS = {
     default: DEFAULT_FILES_DIRECTORY,
     description: 'directory for uploaded files and their resized variants',
     path: true,
+  },
+  filesAccess: {
+    key: 'filesAccess',
+    flag: '--files-access',
+    env: ['DIGLOT_FILES_ACCESS'],
+    kind: oneOf('<who>', ['public', 'readers'] as const),
+    default: 'public',
+    description: 'who may fetch /files/<key>: public (anyone with the URL; cached a year) or readers (callers who may read a record holding the file)',
   },
   port: {
     key: 'port',
@@ -100,6 +109,14 @@ export const OPTIONS = {
     default: DEFAULT_RATE_LIMITS.member,
     description: 'budget of each signed-in principal or API key: points a window/the window in seconds, or off',
   },
+  rateLimitExchange: {
+    key: 'rateLimitExchange',
+    flag: '--rate-limit-exchange',
+    env: ['DIGLOT_RATE_LIMIT_EXCHANGE'],
+    kind: integer('<ms>', 10, 60_000, 'milliseconds'),
+    default: 1000,
+    description: 'on PostgreSQL, how often each instance trades its rate-limit counts with the others (one statement); a client can overspend by what it sends in about two of these',
+  },
   persistedDocuments: {
     key: 'persistedDocuments',
     flag: '--persisted-documents',
@@ -124,6 +141,22 @@ export const OPTIONS = {
     kind: list('<origins>', originProblem),
     default: undefined,
     description: 'origins whose pages may call the API from a browser (https://app.example.com, comma-separated), or * for any page',
+  },
+  publicUrl: {
+    key: 'publicUrl',
+    flag: '--public-url',
+    env: ['DIGLOT_PUBLIC_URL'],
+    kind: text('<url>', publicUrlProblem),
+    default: undefined,
+    description: 'where clients reach the server (https://api.example.com): requests must name its host (or an allowed one, an IP address, localhost), else 421',
+  },
+  allowedHosts: {
+    key: 'allowedHosts',
+    flag: '--allowed-hosts',
+    env: ['DIGLOT_ALLOWED_HOSTS'],
+    kind: list('<hosts>', allowedHostProblem),
+    default: undefined,
+    description: 'more Host names the server answers to (api.example.com, .example.com for subdomains, comma-separated; * for any): against DNS rebinding',
   },
   trustProxy: {
     key: 'trustProxy',
@@ -230,6 +263,21 @@ function originProblem(value: string): string | undefined {
   } catch {
     return `${JSON.stringify(value)} is not an origin (scheme://host[:port], nothing after it), nor *`;
   }
+}
+
+function publicUrlProblem(value: string): string | undefined {
+  try {
+    publicUrlHost(value);
+    return undefined;
+  } catch {
+    return `${JSON.stringify(value)} is not an http(s) URL such as https://api.example.com`;
+  }
+}
+
+function allowedHostProblem(value: string): string | undefined {
+  if (value === '*') return undefined;
+  const name = value.startsWith('.') ? value.slice(1) : value;
+  return hostnameOf(name) === undefined || name.includes(':') ? `${JSON.stringify(value)} is not a host name (api.example.com, .example.com, or *)` : undefined;
 }
 
 /** An address, a CIDR range, or one of proxy-addr's names for ranges; checked before anything starts. */

@@ -1,4 +1,5 @@
 import type { Model, ResourceType, ScalarField } from '../../schema/model.js';
+import { compileInsertRows } from '../../storage/compile/compile-write.js';
 import type { Database, SqlRunner, SqlValue } from '../../storage/dialect.js';
 import type { ChangeClock } from '../change-clock.js';
 import type { EngineFiles } from '../engine-files.js';
@@ -262,17 +263,13 @@ async function insertRows(
   row: (index: number) => SqlValue[],
   onProgress: SeedOptions['onProgress'],
 ): Promise<void> {
-  const q = (name: string): string => db.sql.quoteIdent(name);
   const perStatement = Math.max(1, Math.min(ROWS_PER_STATEMENT, Math.floor(30_000 / columns.length)));
   for (let start = 1; start <= total; start += perStatement) {
     const end = Math.min(total, start + perStatement - 1);
-    const params: SqlValue[] = [];
-    const tuples: string[] = [];
-    for (let index = start; index <= end; index++) {
-      const values = row(index);
-      tuples.push(`(${values.map((value) => { params.push(value); return db.sql.placeholder(params.length - 1); }).join(', ')})`);
-    }
-    await tx.run(`INSERT INTO ${q(table)} (${columns.map(q).join(', ')}) VALUES ${tuples.join(', ')}`, params);
+    const rows: SqlValue[][] = [];
+    for (let index = start; index <= end; index++) rows.push(row(index));
+    const { sql, params } = compileInsertRows(db.sql, table, columns, rows);
+    await tx.run(sql, params);
     onProgress?.({ table, done: end, total });
   }
 }

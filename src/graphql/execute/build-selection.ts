@@ -1,16 +1,43 @@
 import { getArgumentValues, type FieldNode, type GraphQLObjectType } from 'graphql';
-import type { FieldRequest, ListArgs } from '../../plan/build-read.js';
+import type { FieldRequest, ListArgs, PlanLimits } from '../../plan/build-read.js';
 import type { FilterInput } from '../../plan/build-filter.js';
+import { checkNesting } from '../../plan/limits.js';
 import type { OrderKey } from '../../plan/read-plan.js';
 import type { GeneratedSchema } from '../schema/roles.js';
 import { collectFields, type OperationScope } from './collect-fields.js';
 
 export interface SelectionContext extends OperationScope {
   readonly generated: GeneratedSchema;
+  /** The plan's depth and relation limits, applied while fragments are expanded (see buildSelection). */
+  readonly limits: PlanLimits;
+  /** Field requests built so far for the whole operation: what a refused operation is charged. */
+  readonly work: ExpansionWork;
 }
 
-/** A selection as the planner's `FieldRequest`s (the planner checks depth, breadth and cost: plan/limits.ts). */
+export interface ExpansionWork {
+  nodes: number;
+}
+
+/** One root field's expansion: the relations entered so far, as the planner counts them. */
+interface Expansion {
+  relations: number;
+}
+
+/**
+ * A root field's selection as the planner's `FieldRequest`s (the planner
+ * checks depth, breadth and cost: plan/limits.ts). Fragments spreading one
+ * another expand into a tree exponential in the document's size (fourteen
+ * fragments, each spreading the next three times, are 3^14 relations from
+ * 1.7 KB), so the planner's depth and relation limits are checked here too,
+ * as each relation is entered, with the same figures and message: the
+ * expansion stops at the first overstep, after at most `maxRelations`
+ * relations' worth of work.
+ */
 export function buildSelection(ctx: SelectionContext, typeName: string, parents: readonly FieldNode[]): FieldRequest[] {
+  return expand(ctx, { relations: 0 }, typeName, parents, 1);
+}
+
+function expand(ctx: SelectionContext, expansion: Expansion, typeName: string, parents: readonly FieldNode[], depth: number): FieldRequest[] {
   const type = ctx.schema.getType(typeName) as GraphQLObjectType;
   const roles = ctx.generated.objects.get(typeName);
   if (roles === undefined) throw new Error(`No field roles for ${typeName}`);
@@ -19,6 +46,7 @@ export function buildSelection(ctx: SelectionContext, typeName: string, parents:
   for (const [key, nodes] of collectFields(ctx, type, sets)) {
     const node = nodes[0] as FieldNode;
     const name = node.name.value;
+    ctx.work.nodes += 1;
     if (name === '__typename') {
       select.push({ key, typename: true });
       continue;
@@ -36,12 +64,12 @@ export function buildSelection(ctx: SelectionContext, typeName: string, parents:
         break;
       }
       case 'toOne': {
-        select.push({ key, field: role.field, select: buildSelection(ctx, role.target.name, nodes) });
+        select.push({ key, field: role.field, select: expand(ctx, expansion, role.target.name, nodes, enter(ctx, expansion, depth)) });
         break;
       }
       case 'list': {
         const list = listArgsOf(getArgumentValues(definition, node, ctx.variables));
-        select.push({ key, field: role.field, select: buildSelection(ctx, role.target.name, nodes), list });
+        select.push({ key, field: role.field, select: expand(ctx, expansion, role.target.name, nodes, enter(ctx, expansion, depth)), list });
         break;
       }
       case 'count': {
@@ -55,6 +83,13 @@ export function buildSelection(ctx: SelectionContext, typeName: string, parents:
     }
   }
   return select;
+}
+
+/** The level of a relation's records, once the limits allow it (the planner's `enter`, counted the same way). */
+function enter(ctx: SelectionContext, expansion: Expansion, depth: number): number {
+  expansion.relations += 1;
+  checkNesting(depth + 1, expansion.relations, ctx.limits);
+  return depth + 1;
 }
 
 /** Coerced list arguments in the planner's terms; a GraphQL `null` means "not given". */

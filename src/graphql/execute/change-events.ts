@@ -3,7 +3,6 @@ import type { EventHub, EventMessage } from '../../events/event-hub.js';
 import type { FilterInput } from '../../plan/build-filter.js';
 import { askerKey } from '../../plan/principal.js';
 import { unlimitedMeter } from '../../plan/request-context.js';
-import { readCost } from '../../engine/request-meter.js';
 import { imageReadProblem, readImage } from '../../plan/read-image.js';
 import type { ReadPlan } from '../../plan/read-plan.js';
 import { toCamelCase } from '../../util/naming.js';
@@ -142,7 +141,7 @@ export class ChangeEventFeeds {
     const listStep: DataStep = { ...step, role: { kind: 'list', type: step.role.type }, list: { filter: step.filter, first: 1 }, filter: step.filter, args: {} };
     const live = liveOperation(ctx, { ...op, steps: [listStep], reads: undefined });
     if (live.kind === 'failed') throw new SubscriptionRefused(live.body);
-    return { key, eventType, listStep, live, cost: readCost(live.plans) };
+    return { key, eventType, listStep, live, cost: ctx.engine.readCost(live.plans) };
   }
 
   #feedFor(request: EventSubscription, planned: PlannedFeed | Feed): Feed {

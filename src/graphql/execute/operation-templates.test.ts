@@ -31,7 +31,7 @@ function rememberQuery(templates: OperationTemplates, document: string, variable
   );
   const coerced = getVariableValues(generated.schema, operation.variableDefinitions ?? [], variables);
   if (coerced.errors !== undefined) throw new Error(coerced.errors.map((error) => error.message).join('; '));
-  const compiled = compileOperation({ schema: generated.schema, fragments, variables: coerced.coerced, generated }, operation);
+  const compiled = compileOperation({ schema: generated.schema, fragments, variables: coerced.coerced, generated, limits: DEFAULT_LIMITS, work: { nodes: 0 } }, operation);
   const reads = planReads({ engine: { model }, planLimits: DEFAULT_LIMITS, context: testContext(ADMIN) }, compiled.steps);
   const slots = findSlotVariables(operation, fragments, generated.query);
   const slotNames = new Set(slots.map((slot) => slot.name));

@@ -6,7 +6,7 @@ import { ownAccountId } from '../../plan/principal.js';
 import type { RequestContext } from '../../plan/request-context.js';
 import type { Accounts } from '../../auth/accounts/accounts.js';
 import type { ReadPlan } from '../../plan/read-plan.js';
-import { planCreate, planDelete, planLink, planUpdate } from '../../plan/build-write.js';
+import { checkWriteRights, planCreate, planDelete, planLink, planUpdate } from '../../plan/build-write.js';
 import { validateInput } from '../../plan/validate-input.js';
 import { formatError, type FormatOptions, type FormattedError } from '../response/format-error.js';
 import { responseBody } from '../response/response-body.js';
@@ -276,6 +276,8 @@ async function runMutation(ctx: RunContext, step: DataStep): Promise<Read> {
   const role = step.role;
   switch (role.kind) {
     case 'create': {
+      // The rules first, as in REST: a caller who may not write learns nothing from the input's problems.
+      checkWriteRights(model, type.name, 'create', ctx.context.principal, inputFields(step.args['input']));
       const values = validateInput(model, type, step.args['input'] ?? {}, 'create');
       // Where the create can render its selection in its own statement (PostgreSQL), no second read.
       const { id, record } = await engine.write(ctx.context, planCreate(model, type.name, values, ctx.context.principal), undefined, readPlan);
@@ -283,6 +285,7 @@ async function runMutation(ctx: RunContext, step: DataStep): Promise<Read> {
     }
     case 'update': {
       const id = idArgument(step.args['id']);
+      checkWriteRights(model, type.name, 'update', ctx.context.principal, inputFields(step.args['input']));
       const values = validateInput(model, type, step.args['input'] ?? {}, 'patch');
       await engine.write(ctx.context, planUpdate(model, type.name, id, values, ctx.context.principal));
       return readBack(id);
@@ -300,6 +303,11 @@ async function runMutation(ctx: RunContext, step: DataStep): Promise<Read> {
     default:
       throw new Error(`${role.kind} is not a mutation`);
   }
+}
+
+/** The field names a mutation's `input` object names. */
+function inputFields(input: unknown): string[] {
+  return typeof input === 'object' && input !== null ? Object.keys(input) : [];
 }
 
 /**

@@ -13,11 +13,17 @@ import { paramsFromJson, type GraphqlParams } from './graphql-params.js';
  *   map         {"0": ["variables.file"]}
  *   0           the file
  *
- * Parts come in that order. Each file is streamed into the store as it
- * arrives (checked by content; `receive`) and put where the map says,
- * replacing the `null` placeholder. Batched operations are not supported.
+ * Parts come in that order. `beforeFiles` hears the operation once `map` is
+ * read, before any file (it throws to refuse them). Each file is then
+ * streamed into the store as it arrives (checked by content; `receive`) and
+ * put where the map says, replacing the `null` placeholder. Batched
+ * operations are not supported.
  */
-export async function paramsFromMultipart(parts: AsyncIterable<Multipart>, receive: ReceiveUpload): Promise<GraphqlParams> {
+export async function paramsFromMultipart(
+  parts: AsyncIterable<Multipart>,
+  receive: ReceiveUpload,
+  beforeFiles: (params: GraphqlParams) => void,
+): Promise<GraphqlParams> {
   let operations: Record<string, unknown> | undefined;
   let map: Map<string, string[][]> | undefined;
   const received = new Set<string>();
@@ -29,6 +35,8 @@ export async function paramsFromMultipart(parts: AsyncIterable<Multipart>, recei
     }
     if (map === undefined) {
       map = readMap(jsonPart(part, 'map'), operations);
+      // The operation is known: may it take files at all? Asked before the first file is read.
+      if (map.size > 0) beforeFiles(paramsFromJson(operations));
       continue;
     }
     const paths = map.get(part.fieldname);

@@ -22,7 +22,7 @@ export function mutationInputType(ctx: SchemaContext, type: ResourceType, mode: 
       const required = mode === 'create' && !field.optionalOnCreate && field.defaultFromAuth === undefined;
       fields[field.name] = {
         type: scalarInputType(ctx, field, required),
-        description: field.description,
+        description: withImmutableNote(field.description, field.immutable, mode),
         // graphql-js refuses deprecation on required input fields.
         deprecationReason: required ? undefined : field.deprecated,
       };
@@ -30,7 +30,7 @@ export function mutationInputType(ctx: SchemaContext, type: ResourceType, mode: 
       const required = mode === 'create' && !field.nullable && field.defaultFromAuth === undefined;
       fields[field.name] = {
         type: required ? new GraphQLNonNull(GraphQLID) : GraphQLID,
-        description: field.description ?? `The id of a ${field.target}.`,
+        description: withImmutableNote(field.description ?? `The id of a ${field.target}.`, field.immutable, mode),
         deprecationReason: required ? undefined : field.deprecated,
       };
     } else if (field.kind === 'file') {
@@ -50,4 +50,14 @@ export function mutationInputType(ctx: SchemaContext, type: ResourceType, mode: 
         : `Changes to a ${type.name}: only the fields given change; null clears a nullable field.`,
     fields,
   });
+}
+
+/**
+ * `@immutable` in the update input: kept (an update may repeat the value it
+ * holds, as REST's PATCH may), and said in its description.
+ */
+function withImmutableNote(description: string | undefined, immutable: boolean, mode: 'create' | 'update'): string | undefined {
+  if (!immutable || mode === 'create') return description;
+  const note = 'Set once, when the record is created: another value is refused with INPUT_IMMUTABLE_FIELD.';
+  return description === undefined ? note : `${description}\n\n${note}`;
 }

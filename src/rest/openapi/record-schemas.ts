@@ -1,5 +1,5 @@
 import { FORMAT_INFO, IMAGE_FORMATS } from '../../files/image-format.js';
-import { readMayBeRefused, takesInput, type Field, type Model, type ResourceType } from '../../schema/model.js';
+import { readMayBeRefused, takesInput, type Field, type Model, type ResourceType, type ScalarField, type ToOneRelation } from '../../schema/model.js';
 import type { ComponentNames } from './component-names.js';
 import { annotations, fileUrlSchema, orNull, scalarFieldSchema } from './field-schemas.js';
 import { ref, type JsonSchema, type MediaType } from './openapi-types.js';
@@ -150,11 +150,12 @@ function inputProperty(field: Field, withDefault: boolean): JsonSchema {
   switch (field.kind) {
     case 'scalar': {
       const defaults = withDefault && field.default !== undefined ? { default: field.default.value } : {};
-      return { ...scalarFieldSchema(field), ...annotations(field), ...defaults };
+      return { ...scalarFieldSchema(field), ...annotations(field, immutableNote(field)), ...defaults, ...immutableMark(field) };
     }
     case 'toOne': {
       const id: JsonSchema = { type: 'string', minLength: 1 };
-      return { ...(field.nullable ? orNull(id) : id), ...annotations(field, `The id of the ${field.target}.`) };
+      const about = [`The id of the ${field.target}.`, immutableNote(field)].filter(Boolean).join(' ');
+      return { ...(field.nullable ? orNull(id) : id), ...annotations(field, about), ...immutableMark(field) };
     }
     case 'file':
       return { type: 'null', ...annotations(field, 'Files are uploaded, not written in JSON; send null to remove the file.') };
@@ -162,6 +163,18 @@ function inputProperty(field: Field, withDefault: boolean): JsonSchema {
     case 'manyToMany':
       throw new Error(`${field.name} is a list relation and never part of an input body`);
   }
+}
+
+/**
+ * `@immutable`: JSON Schema's `readOnly` would say "never sent", but the
+ * field is sent on create; so a sentence and an extension keyword instead.
+ */
+function immutableNote(field: ScalarField | ToOneRelation): string | undefined {
+  return field.immutable ? 'Set once: given on create, never changed after (another value on update or PUT is 409 INPUT_IMMUTABLE_FIELD).' : undefined;
+}
+
+function immutableMark(field: ScalarField | ToOneRelation): JsonSchema {
+  return field.immutable ? { 'x-diglot-immutable': true } : {};
 }
 
 /** The one envelope of every list: collections and sub-collections alike. */

@@ -21,6 +21,13 @@ export function compileInsert(hooks: SqlCompilerHooks, type: ResourceType, value
   };
 }
 
+/** One INSERT of several rows (`diglot seed`), each row's values in `columns`' order. */
+export function compileInsertRows(hooks: SqlCompilerHooks, table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): SqlStatement {
+  const params: SqlValue[] = [];
+  const tuples = rows.map((values) => `(${values.map((value) => hooks.placeholder(params.push(value) - 1)).join(', ')})`);
+  return { sql: `INSERT INTO ${hooks.quoteIdent(table)} (${columns.map((c) => hooks.quoteIdent(c)).join(', ')}) VALUES ${tuples.join(', ')}`, params };
+}
+
 export function compileUpdate(hooks: SqlCompilerHooks, type: ResourceType, id: string, values: ColumnValues): SqlStatement {
   const columns = [...values.keys()];
   const sets = columns.map((c, i) => `${hooks.quoteIdent(c)} = ${hooks.placeholder(i)}`);
@@ -36,6 +43,11 @@ export function compileDelete(hooks: SqlCompilerHooks, type: ResourceType, id: s
 
 export function compileExists(hooks: SqlCompilerHooks, type: ResourceType, id: string): SqlStatement {
   return { sql: `SELECT 1 AS found FROM ${hooks.quoteIdent(type.table)} WHERE ${hooks.quoteIdent('id')} = ${hooks.placeholder(0)}`, params: [id] };
+}
+
+/** Whether `table` has any row at all (`isEmpty`: `npm start` seeds an empty database only). */
+export function compileAnyRow(hooks: SqlCompilerHooks, table: string): SqlStatement {
+  return { sql: `SELECT 1 AS found FROM ${hooks.quoteIdent(table)} LIMIT 1`, params: [] };
 }
 
 /** Idempotent link insert: linking twice changes nothing and reports 0 changes. */

@@ -2,17 +2,19 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Model } from '../../schema/model.js';
-import type { Database, SharedRateLimiterOptions, SqlRunner, SqlValue } from '../dialect.js';
+import type { Database, RateCountExchange, SharedRateLimiterOptions, SqlRunner, SqlValue } from '../dialect.js';
 import { createErrorLookup, type ErrorLookup } from '../map-db-error.js';
 import type { SchemaDialect } from '../migrate/schema-spec.js';
 import { redactUrl, StorageOpenError } from '../storage-open-error.js';
 import { isConnectionFailure, mapPostgresError } from './map-postgres-error.js';
 import { postgresHooks } from './postgres-hooks.js';
+import { estimatePostgresRows } from './estimate-rows.js';
 import { createPostgresSchema } from './postgres-schema.js';
 import { typeParsers } from './type-parsers.js';
 import { WriterLease } from './writer-lease.js';
 import { ChangeChannel } from './change-channel.js';
 import { createPostgresRateLimiter } from './postgres-rate-limiter.js';
+import { createRateCountExchange } from './rate-count-exchange.js';
 
 /** Where the driver reports what no caller is waiting for (an idle connection dying). pino's logger fits. */
 export interface StorageLogger {
@@ -142,6 +144,7 @@ class PostgresDatabase implements Database {
   readonly sql = postgresHooks;
   readonly supports = Object.freeze({ aggregateFilter: true, transactionalDdl: true, concurrentWrites: true, writableCte: true, rowLocks: true });
   readonly schema: SchemaDialect;
+  readonly rateCounts: RateCountExchange;
 
   readonly #pool: pg.Pool;
   readonly #lease: WriterLease;
@@ -154,6 +157,7 @@ class PostgresDatabase implements Database {
     this.#pool = pool;
     this.#lease = lease;
     this.#changes = changes;
+    this.rateCounts = createRateCountExchange(pool);
     this.#errors = createErrorLookup(options.model);
     this.schema = createPostgresSchema((work) =>
       this.transaction(async (tx) => {
@@ -252,6 +256,10 @@ class PostgresDatabase implements Database {
 
   async ping(): Promise<void> {
     await this.#withClient((client) => client.query('SELECT 1'));
+  }
+
+  estimateRows(tables: readonly string[]): Promise<Map<string, number>> {
+    return estimatePostgresRows(this, tables);
   }
 
   async close(): Promise<void> {

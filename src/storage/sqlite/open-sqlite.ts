@@ -10,6 +10,7 @@ import type { SchemaDialect } from '../migrate/schema-spec.js';
 import { StorageOpenError } from '../storage-open-error.js';
 import { mapSqliteError } from './map-sqlite-error.js';
 import { DEADLINE_FUNCTION, sqliteHooks } from './sqlite-hooks.js';
+import { estimateSqliteRows } from './estimate-rows.js';
 import { createSqliteSchema } from './sqlite-schema.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 import { watchCommits } from './wal-commits.js';
@@ -263,6 +264,10 @@ class SqliteDatabase implements Database {
 
   ping(): Promise<void> {
     return this.all('SELECT 1').then(() => undefined);
+  }
+
+  estimateRows(tables: readonly string[]): Promise<Map<string, number>> {
+    return estimateSqliteRows(this, tables);
   }
 
   async close(): Promise<void> {

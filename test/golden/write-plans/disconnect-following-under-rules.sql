@@ -1,0 +1,71 @@
+-- plan
+{
+  "kind": "disconnect",
+  "type": "User",
+  "field": "following",
+  "id": "7",
+  "targetId": "8",
+  "rules": {
+    "params": [
+      "7"
+    ],
+    "allowed": {
+      "op": "eq",
+      "field": "id",
+      "value": {
+        "param": 0
+      }
+    },
+    "target": {
+      "op": "ne",
+      "field": "id",
+      "value": {
+        "param": 0
+      }
+    }
+  }
+}
+-- sqlite: one transaction; clocks of ["users_followers"]
+-- lock
+UPDATE "users" SET "id" = "id" WHERE "id" = +?
+-- params ["7"]
+-- rules type=User id=7
+SELECT 1 AS visible, CASE WHEN t0."id" = +? THEN 1 ELSE 0 END AS allowed FROM "users" t0 WHERE t0."id" = +?
+-- params ["7","7"]
+-- exists type=User id=7
+SELECT 1 AS found FROM "users" WHERE "id" = +?
+-- params ["7"]
+-- rules type=User id=8
+SELECT CASE WHEN (t0."id" IS NULL OR t0."id" <> +?) THEN 1 ELSE 0 END AS visible, 1 AS allowed FROM "users" t0 WHERE t0."id" = +?
+-- params ["7","8"]
+-- apply none=unchanged
+DELETE FROM "users_followers" WHERE "target_id" = +? AND "source_id" = +?
+-- params ["7","8"]
+-- clock
+INSERT INTO "_diglot_clock" ("table_name", "version", "changed_at") VALUES (+?, +?, +?) ON CONFLICT ("table_name") DO UPDATE SET "version" = "_diglot_clock"."version" + 1, "changed_at" = +? RETURNING "table_name", "version", "changed_at"
+-- params ["users_followers",274877906945,"2026-01-02T03:04:05.678Z","2026-01-02T03:04:05.678Z"]
+-- event previousParam=5
+WITH "_event_row" AS (SELECT * FROM "users" WHERE "id" = +?) INSERT INTO "_diglot_events" ("id", "type", "record_id", "principal", "record", "previous", "target", "created_at") VALUES (+?, +?, +?, +?, (SELECT json_object('id', t0."id", 'name', t0."name", 'email', t0."email", 'username', t0."username", 'profilePicture', ('/files/' || t0."profile_picture"), 'bio', t0."bio", 'pronouns', t0."pronouns", 'location', t0."location", 'website', t0."website", 'company', t0."company", 'jobTitle', t0."job_title", 'phone', t0."phone", 'birthday', t0."birthday", 'timezone', t0."timezone", 'locale', t0."locale", 'role', t0."role", 'isVerified', CASE t0."is_verified" WHEN 1 THEN x'01' WHEN 0 THEN x'02' END, 'isPrivate', CASE t0."is_private" WHEN 1 THEN x'01' WHEN 0 THEN x'02' END, 'emailNotifications', CASE t0."email_notifications" WHEN 1 THEN x'01' WHEN 0 THEN x'02' END, 'theme', t0."theme", 'interests', json(t0."interests"), 'preferences', json(t0."preferences"), 'suspendedReason', t0."suspended_reason", 'lastSeenAt', t0."last_seen_at", 'handle', t0."handle", 'createdAt', t0."created_at", 'updatedAt', t0."updated_at") AS j FROM "_event_row" t0), +?, +?, +?)
+-- params ["7","evt_1","user.following.removed","7","{\"id\":null,\"role\":null,\"via\":\"system\"}",null,null,"2026-01-02T03:04:05.678Z"]
+-- postgres: one transaction; clocks of ["users_followers"]
+-- lock
+UPDATE "users" SET "id" = "id" WHERE "id" = $1
+-- params ["7"]
+-- rules type=User id=7
+SELECT 1 AS visible, CASE WHEN t0."id" = $1 THEN 1 ELSE 0 END AS allowed FROM "users" t0 WHERE t0."id" = $2
+-- params ["7","7"]
+-- exists type=User id=7
+SELECT 1 AS found FROM "users" WHERE "id" = $1
+-- params ["7"]
+-- rules type=User id=8
+SELECT CASE WHEN (t0."id" IS NULL OR t0."id" <> $1) THEN 1 ELSE 0 END AS visible, 1 AS allowed FROM "users" t0 WHERE t0."id" = $2
+-- params ["7","8"]
+-- apply none=unchanged
+DELETE FROM "users_followers" WHERE "target_id" = $1 AND "source_id" = $2
+-- params ["7","8"]
+-- clock
+INSERT INTO "_diglot_clock" ("table_name", "version", "changed_at") VALUES ($1, $2, $3) ON CONFLICT ("table_name") DO UPDATE SET "version" = "_diglot_clock"."version" + 1, "changed_at" = $4 RETURNING "table_name", "version", "changed_at"
+-- params ["users_followers#3",274877906945,"2026-01-02T03:04:05.678Z","2026-01-02T03:04:05.678Z"]
+-- event previousParam=5
+WITH "_event_row" AS (SELECT * FROM "users" WHERE "id" = $1 FOR UPDATE) INSERT INTO "_diglot_events" ("id", "type", "record_id", "principal", "record", "previous", "target", "created_at") VALUES ($2, $3, $4, $5, (SELECT format('{"id":%s,"name":%s,"email":%s,"username":%s,"profilePicture":%s,"bio":%s,"pronouns":%s,"location":%s,"website":%s,"company":%s,"jobTitle":%s,"phone":%s,"birthday":%s,"timezone":%s,"locale":%s,"role":%s,"isVerified":%s,"isPrivate":%s,"emailNotifications":%s,"theme":%s,"interests":%s,"preferences":%s,"suspendedReason":%s,"lastSeenAt":%s,"handle":%s,"createdAt":%s,"updatedAt":%s}', coalesce(to_json(t0."id"), 'null'), coalesce(to_json(t0."name"), 'null'), coalesce(to_json(t0."email"), 'null'), coalesce(to_json(t0."username"), 'null'), coalesce(to_json((('/files/')::text || (t0."profile_picture")::text)), 'null'), coalesce(to_json(t0."bio"), 'null'), coalesce(to_json(t0."pronouns"), 'null'), coalesce(to_json(t0."location"), 'null'), coalesce(to_json(t0."website"), 'null'), coalesce(to_json(t0."company"), 'null'), coalesce(to_json(t0."job_title"), 'null'), coalesce(to_json(t0."phone"), 'null'), coalesce(to_char((t0."birthday") AT TIME ZONE 'UTC', '\"YYYY-MM-DD"T"HH24:MI:SS.MS"Z"\"'), 'null'), coalesce(to_json(t0."timezone"), 'null'), coalesce(to_json(t0."locale"), 'null'), coalesce(to_json(t0."role"), 'null'), coalesce(to_json((t0."is_verified")), 'null'), coalesce(to_json((t0."is_private")), 'null'), coalesce(to_json((t0."email_notifications")), 'null'), coalesce(to_json(t0."theme"), 'null'), coalesce((t0."interests")::json, 'null'), coalesce((t0."preferences")::json, 'null'), coalesce(to_json(t0."suspended_reason"), 'null'), coalesce(to_char((t0."last_seen_at") AT TIME ZONE 'UTC', '\"YYYY-MM-DD"T"HH24:MI:SS.MS"Z"\"'), 'null'), coalesce(to_json(t0."handle"), 'null'), coalesce(to_char((t0."created_at") AT TIME ZONE 'UTC', '\"YYYY-MM-DD"T"HH24:MI:SS.MS"Z"\"'), 'null'), coalesce(to_char((t0."updated_at") AT TIME ZONE 'UTC', '\"YYYY-MM-DD"T"HH24:MI:SS.MS"Z"\"'), 'null')) AS j FROM "_event_row" t0), $6, $7, $8)
+-- params ["7","evt_1","user.following.removed","7","{\"id\":null,\"role\":null,\"via\":\"system\"}",null,null,"2026-01-02T03:04:05.678Z"]
