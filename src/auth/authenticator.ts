@@ -100,6 +100,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     const payload = await check(token, new Date(now()));
     // Diglot's own tokens say who and what in `sub` and `role`, whatever claims outside tokens use.
     const principal = own ? principalOf(payload, OWN_ID, OWN_ROLE) : principalOf(payload);
+    if (own) ownPrincipals.add(principal);
     // The verifier requires `exp`: a token is remembered until it expires, never longer.
     remembered.set(hash, { principal, until: (payload.exp ?? 0) * 1000 });
     return principal;
@@ -117,9 +118,11 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   };
 
   const suspended = options.suspended;
+  /** Principals of the tokens this server issued: the ones an account's suspension refuses (an outside issuer's `sub` is its own business). */
+  const ownPrincipals = new WeakSet<Principal>();
   /** Checked on every request, after the cache: a token stays valid until `exp`, its account's suspension does not wait for that. */
   const unlessSuspended = (principal: Principal): Principal => {
-    if (suspended !== undefined && principal.via === 'jwt' && principal.id !== null && suspended.has(principal.id)) {
+    if (suspended !== undefined && principal.id !== null && ownPrincipals.has(principal) && suspended.has(principal.id)) {
       throw new ApiError('ACCOUNT_SUSPENDED', { detail: 'This account is suspended' });
     }
     return principal;
