@@ -1,11 +1,13 @@
 import type { JWTPayload } from 'jose';
 import { ApiError } from '../errors/api-error.js';
 import { ANONYMOUS, type Principal } from '../plan/principal.js';
+import type { CredentialLifetime } from '../plan/request-context.js';
 import { ApiKeyStore } from '../storage/api-keys.js';
 import type { Database } from '../storage/dialect.js';
 import { LruCache } from '../util/lru-cache.js';
 import { API_KEY_PREFIX, isApiKeyShape } from './api-key.js';
 import { parseClaimPath, readClaim } from './claim-path.js';
+import { credentialLifetime } from './credential-expiry.js';
 import { hashCredential } from './credential-hash.js';
 import type { SigningKeys } from './accounts/signing-keys.js';
 import { createJwtVerifier, type JwtVerifierOptions } from './jwt-verifier.js';
@@ -32,7 +34,7 @@ export interface AuthenticatorOptions extends AuthOptions {
   /** The keys of the tokens this server issues itself (accounts): such a token is checked with them, whatever outside keys are configured. */
   readonly issuedTokens?: Pick<SigningKeys, 'owns' | 'verify'>;
   /** Accounts suspended now: a token of one is refused at once (403 ACCOUNT_SUSPENDED), remembered or not. */
-  readonly suspended?: { has(accountId: string): boolean };
+  readonly suspended?: { has(accountId: string): boolean; watch(accountId: string, end: () => void): () => void };
   /** The clock, in ms since the epoch (tests move it; token checks and cache expiry both read it). */
   readonly now?: () => number;
 }
@@ -47,6 +49,8 @@ export interface Authenticator {
    * answer, 503.
    */
   authenticate(authorization: string | undefined): Principal | Promise<Principal>;
+  /** How long a principal this authenticator answered stays good: until its token's `exp`, or its account's suspension. */
+  readonly lifetimeOf: (principal: Principal) => CredentialLifetime;
   /** Token signatures checked so far (observability, tests: a remembered token costs none). */
   readonly verifications: number;
 }
@@ -152,8 +156,14 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     return fromJwt(token, hash, verify);
   };
 
+  const lifetimeOf = (principal: Principal): CredentialLifetime => {
+    const suspendable = suspended !== undefined && principal.id !== null && ownPrincipals.has(principal);
+    return credentialLifetime(principal, suspendable ? suspended : undefined);
+  };
+
   return {
     authenticate,
+    lifetimeOf,
     get verifications() {
       return verifications;
     },

@@ -214,7 +214,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     rateLimits.close();
     done();
   });
-  const contexts = createContextFactory(rateLimits);
+  const contexts = createContextFactory(rateLimits, authenticator.lifetimeOf);
   installRequestContext(app, authenticator, contexts);
   app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (_request, body, done) => {
     try {
@@ -257,7 +257,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
         const principal = await authenticator.authenticate(authorization);
         const address = proxyAddr(request, trustedProxy);
         const site = { transport: 'graphql-ws', method: 'POST', origin: request.headers.origin, fetchSite: header(request, 'sec-fetch-site') } as const;
-        return { principal, operation: () => contexts.create(principal, address, app.log, site) };
+        return { principal, operation: () => contexts.create(principal, address, app.log, site), credential: authenticator.lifetimeOf(principal) };
       },
     },
     maxMessageBytes: options.bodyLimit ?? 1024 * 1024,

@@ -3,11 +3,13 @@
  * server on both databases, in both styles: once an admin suspends an
  * account, its still-valid access token is refused on the next request
  * (403 ACCOUNT_SUSPENDED; it can no longer clear its own suspension), and its
- * refresh tokens are revoked, so lifting the suspension does not revive them.
+ * refresh tokens are revoked, so lifting the suspension does not revive them;
+ * and its open streams end at once on every transport.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/databases.js';
 import { http, type HttpResponse } from '../support/http.js';
+import { graphqlSseClient, graphqlWsClient, openEventSource } from '../support/live-clients.js';
 import { startServer, type TestServer } from '../support/start-server.js';
 
 const ADMIN_KEY = 'suspension-test-admin-key-0123456789';
@@ -54,5 +56,41 @@ describeEachDialect('suspension ends an account at once', (ctx) => {
     expect((await http(server.url, 'PATCH', `/users/${id}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` }, body: { suspendedReason: null } })).status).toBe(200);
     expect((await http(server.url, 'GET', `/users/${id}`, { headers: bearer })).status).toBe(200);
     expect(codeOf(await http(server.url, 'POST', '/auth/refresh', { body: { refreshToken: session.json?.refreshToken } }))).toBe('REFRESH_TOKEN_INVALID');
+  });
+
+  it('ends the suspended account’s open streams at once: REST SSE with a 403 problem, graphql-sse with ACCOUNT_SUSPENDED, graphql-ws by closing the socket (4403)', async () => {
+    const email = `streams-suspended-${ctx.dialect}@example.com`;
+    const session = await http(server.url, 'POST', '/auth/sign-up', { body: { name: 'Watcher', email, password: 'a-long-password-2' } });
+    expect(session.status, session.text).toBe(201);
+    const id = String(session.json?.accountId);
+    const bearer = `Bearer ${String(session.json?.accessToken)}`;
+    const rest = openEventSource(`${server.url}/users/${id}?fields=name`, { authorization: bearer });
+    const sse = graphqlSseClient(server.url, bearer);
+    const ws = graphqlWsClient(server.url, bearer);
+    const query = `subscription { user(id: ${JSON.stringify(id)}) { name } }`;
+    try {
+      expect((await rest.events.next()).data).toEqual({ name: 'Watcher' });
+      const overSse = sse.subscribe(query);
+      const overWs = ws.subscribe(query);
+      expect((await overSse.results.next()).data).toEqual({ user: { name: 'Watcher' } });
+      expect((await overWs.results.next()).data).toEqual({ user: { name: 'Watcher' } });
+
+      // The token stays good for 15 more minutes; the suspension ends the streams now, with nothing of the new data.
+      const suspend = await http(server.url, 'PATCH', `/users/${id}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` }, body: { suspendedReason: 'spam', name: 'Suspended watcher' } });
+      expect(suspend.status, suspend.text).toBe(200);
+      const problem = await rest.events.next();
+      expect(problem.type).toBe('problem');
+      expect(problem.data.code).toBe('ACCOUNT_SUSPENDED');
+      expect(((await overSse.results.next()) as { errors?: { extensions?: { code?: string } }[] }).errors?.[0]?.extensions?.code).toBe('ACCOUNT_SUSPENDED');
+      // The operation ends (with ACCOUNT_SUSPENDED, or by the socket closing with 4403); a new one with that token is refused.
+      await overWs.ended;
+      const again = ws.subscribe(query);
+      expect(String(((await again.ended).error as { code?: number } | undefined)?.code)).toBe('4403');
+      expect(JSON.stringify([overSse.results.received, overWs.results.received])).not.toContain('Suspended watcher');
+    } finally {
+      rest.close();
+      await sse.dispose();
+      await ws.dispose();
+    }
   });
 });
