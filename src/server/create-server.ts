@@ -203,7 +203,10 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   app.addHook('onRequest', crossSiteGuard(siteOrigins));
   const { engine } = options;
   const accounts = await createAccounts(engine, options.accounts);
-  const authenticator = createAuthenticator({ ...options.auth, adminRole: adminRoleOf(engine.model), db: engine.db, issuedTokens: accounts?.keys });
+  app.addHook('onClose', async () => {
+    await accounts?.close();
+  });
+  const authenticator = createAuthenticator({ ...options.auth, adminRole: adminRoleOf(engine.model), db: engine.db, issuedTokens: accounts?.keys, suspended: accounts?.suspensions });
   const rateLimits = await createRateLimits(options.rateLimits, engine.db, engine.model.roles?.values, (error) => {
     app.log.warn({ err: error }, 'rate-limit counts could not be traded with other instances; counting alone until they can');
   });
