@@ -1,4 +1,4 @@
-// Run by `npm install`'s prepare script, after the build: npm checks `engines`
+// Run by `npm install`'s dependencies script (the root project only), after the build: npm checks `engines`
 // against the Node that runs npm itself, so on an older system Node it warns
 // about every package wanting Node 22, although the scripts run on the Node 24
 // the `node` dev dependency installed. This says so once (docs/operations.md).

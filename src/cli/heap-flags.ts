@@ -2,22 +2,11 @@ import { getHeapStatistics } from 'node:v8';
 import { databaseFromEnv } from './database-env.js';
 
 /**
- * V8 flags a server runs with. V8 sizes its young generation by how much
- * survives each scavenge, up to a maximum that grows with the machine's
- * memory: 64 MiB per semi-space on a 24 GiB host. A server whose requests
- * wait on PostgreSQL keeps many objects alive across scavenges and grew it
- * to the full 3 × 64 MiB: peak RSS 302 MiB under the W5 benchmark, against
- * 220 MiB with 16 MiB semi-spaces at the same throughput (SQLite servers
- * never grew past 16 MiB). Even with 16 MiB, the objects those waiting
- * requests keep alive are promoted and grow the old generation. Over W1,
- * W2, W5 and W9 (10 s each) a PostgreSQL server's RSS peaked at 226, 234
- * and 240 MiB in three runs with 16 MiB semi-spaces, and at 191, 205, 221
- * and 229 MiB in four with 8, at the same requests a second within noise:
- * about 20 MiB less, with as much spread as gain. A SQLite server answers from
- * memory without waiting, and at 16 MiB stays near 170 MiB; 8 MiB cost it
- * scavenges on large responses (W9: 136 → 150 µs a request), so it keeps
- * 16. These sizes are read only when V8 starts, so they cannot be set from
- * inside the process.
+ * V8 flags a server runs with: a bounded young generation, which V8 would
+ * otherwise grow to 3 × 64 MiB on a large host while requests wait on
+ * PostgreSQL (8 MiB semi-spaces there; 16 for SQLite, where 8 cost
+ * scavenges on large responses). Read only when V8 starts, hence a restart.
+ * The measurements: bench/HISTORY.md, "Semi-space sizes".
  */
 export function serverNodeFlags(db: string): readonly string[] {
   return [`--max-semi-space-size=${/^postgres(?:ql)?:\/\//i.test(db) ? 8 : 16}`];

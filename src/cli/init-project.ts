@@ -44,21 +44,26 @@ export function initProject(directory: string): InitResult {
   return { written: [STARTER_SCHEMA_FILE, CONFIG_FILE, ...(missing.length > 0 ? ['.gitignore'] : [])], ignored: missing };
 }
 
-/** The starting model: two types, a relation, a file field and rules, each directive explained once. */
+/** The starting model: two types, a relation, accounts, a file field and rules showing the common cases, each directive explained once. */
 export const STARTER_SCHEMA = `# Your data model, in GraphQL SDL. Diglot serves it as REST (/members, /notes)
 # and GraphQL (/graphql) at once. Change it and restart: the database follows
-# (\`diglot migrate --dry-run\` shows what would change first).
-# Directives: README "Your own schema"; rules: docs/rules.md.
+# (\`npx diglot migrate --dry-run\` shows what would change first).
+# Every directive: docs/schema.md; the rules: docs/rules.md.
 
 """
-Someone who uses the app. @allow says who may do what: anyone may read a
-profile and sign up; members change and delete only themselves.
+Someone who uses the app. @account makes it the type people sign up and sign
+in as (POST /auth/sign-up with a password, then POST /auth/sign-in); Diglot
+keeps the password hashed, outside the record, and signs the tokens itself.
+@allow says who may do what: anyone may read a profile and sign up; members
+change and delete only themselves.
 """
-type Member @allow(read: "true", create: "true", update: "id == auth.id", delete: "id == auth.id") {
+type Member
+  @account(identifier: "email")
+  @allow(read: "true", create: "true", update: "id == auth.id", delete: "id == auth.id") {
   "Opaque, URL-safe, made by the server."
   id: ID!
   name: String!
-  "Private: readable by the member themself (and admins) only."
+  "Signed in with; private: readable by the member themself (and admins) only."
   email: String! @unique @allow(read: "id == auth.id")
   "An image field: upload once, ask for any of these widths."
   avatar(size: Int): String @image(sizes: [64, 256])
@@ -77,8 +82,8 @@ enum Role @roles(admin: "ADMIN") {
 }
 
 """
-A note. Public notes are for everyone, private ones for their author; the
-author is whoever creates it (@default(fromAuth:)).
+A note. Public notes are for everyone, private ones for their author; only a
+signed-in member writes one, as its author (@default(fromAuth:)).
 """
 type Note
   @index(fields: ["author", "createdAt"])
@@ -92,6 +97,7 @@ type Note
   title: String!
   body: String
   isPublic: Boolean! @default(value: false)
+  "Set from the token; the create rule refuses a note in someone else's name."
   author: Member! @default(fromAuth: "id")
   createdAt: DateTime! @createdAt
   updatedAt: DateTime! @updatedAt

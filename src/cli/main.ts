@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // The version check must run before anything loads better-sqlite3, whose
-// N-API build crashes (rather than failing politely) on Node older than 22.
-const major = Number(process.versions.node.split('.')[0]);
-if (major < 22) {
-  console.error(
-    `diglot needs Node.js 22 or newer (this is ${process.version}). ` +
-      'Run it through npm (`npm start`, `npx diglot`), which uses the Node 24 installed with the project, or install Node 22/24.',
-  );
+// N-API build crashes (rather than failing politely) on Node older than 22;
+// node-version.js imports nothing.
+import { nodeVersionProblem } from './node-version.js';
+
+const problem = nodeVersionProblem(process.version);
+if (problem !== undefined) {
+  console.error(problem);
   process.exit(1);
 }
 const { restartWithServerFlags } = await import('./heap-flags.js');

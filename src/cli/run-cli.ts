@@ -14,6 +14,7 @@ import { formatProblems, loadSchemaFiles } from '../schema/load-schema.js';
 import type { Model } from '../schema/model.js';
 import type { Database } from '../storage/dialect.js';
 import { formatPlan, migrate } from '../storage/migrate/migrate.js';
+import type { MigrationStep } from '../storage/migrate/schema-spec.js';
 import { openDatabase } from '../storage/open-database.js';
 import { createServer } from '../server/create-server.js';
 import type { CorsOptions } from '../server/cors-policy.js';
@@ -54,7 +55,8 @@ export async function runCli(argv: readonly string[]): Promise<void> {
         [
           `wrote ${result.written.join(', ')}`,
           '',
-          `Next: edit ${STARTER_SCHEMA_FILE}, then \`npx diglot serve\` (REST on http://127.0.0.1:4000, GraphQL at /graphql, docs at /docs).`,
+          'Next: `npx diglot start` migrates, adds demo data and serves REST on http://127.0.0.1:4000, GraphQL at /graphql and docs at /docs;',
+          `sign up with POST /auth/sign-up. Edit ${STARTER_SCHEMA_FILE} and restart: the database follows. (\`npx diglot serve\` serves without demo data.)`,
           '',
         ].join('\n'),
       );
@@ -77,7 +79,7 @@ export async function runCli(argv: readonly string[]): Promise<void> {
       const model = await loadModel(schemaFilesOf(options.schema));
       await withDatabase(options.db, async (db) => {
         const result = await migrate(db, model, { allowDestructive: options.allowDestructive, dryRun: options.dryRun });
-        process.stdout.write(`${formatPlan(result.steps)}\n`);
+        process.stdout.write(`${formatPlan(result.steps, result.applied)}\n`);
         if (options.dryRun) process.stdout.write('dry run: nothing applied\n');
       });
     });
@@ -298,7 +300,7 @@ async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: b
     await db.close();
     throw error;
   });
-  if (result.steps.length > 0) process.stderr.write(`migrated: ${result.steps.length} step(s) applied\n`);
+  if (result.steps.length > 0) process.stderr.write(describeMigration(result.steps));
   const files = createFileService({ directory: options.files });
   const engine = createEngine(model, db, { files });
   const justSeeded = seedIfEmpty && (await engine.isEmpty());
@@ -373,7 +375,8 @@ async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: b
   const origin = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
   const first = model.types[0];
   const credentials = demo === undefined ? [] : await demoCredentials(auth, demo.path, options.adminKey !== undefined);
-  process.stdout.write(
+  // On stderr, with the other messages for people: stdout carries only the log, one JSON object a line when piped.
+  process.stderr.write(
     [
       '',
       `Diglot is serving ${options.schema.join(', ')} on ${db.dialect === 'sqlite' ? `SQLite (${options.db})` : 'PostgreSQL'}`,
@@ -390,13 +393,21 @@ async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: b
   );
 }
 
+/** What serve's migration did: each step of a small change (a new database's dozens of creates as a count). */
+function describeMigration(steps: readonly MigrationStep[]): string {
+  const count = `migrated: ${steps.length} step${steps.length === 1 ? '' : 's'} applied`;
+  if (steps.length > 8) return `${count}\n`;
+  return `${count}\n${steps.map((step) => `  ${step.description}\n`).join('')}`;
+}
+
 /** The banner's lines for `start`: an admin key and a member token, ready to send as `Authorization: Bearer …`. */
 async function demoCredentials(auth: AuthOptions, secretPath: string, ownAdminKey: boolean): Promise<string[]> {
   if (auth.jwtSecret === undefined) return [];
   const claims = { sub: DEMO_USER, role: 'MEMBER', ...(auth.issuer === undefined ? {} : { iss: auth.issuer }), ...(auth.audience === undefined ? {} : { aud: auth.audience }) };
   const token = await issueToken(auth.jwtSecret, claims, DEMO_TOKEN_SECONDS);
   return [
-    'Send as Authorization: Bearer <credential>:',
+    // serve makes up no secret, so it refuses these: say so before someone tries.
+    'Send as Authorization: Bearer <credential> (accepted by `start`, which keeps the secret; `serve` does not make one):',
     ownAdminKey ? '  Admin key  the one you configured (DIGLOT_ADMIN_KEY)' : `  Admin key  ${auth.adminKey ?? ''}   (kept in ${secretPath})`,
     `  Member     ${token}   (user ${DEMO_USER}, role MEMBER, valid 7 days)`,
   ];

@@ -83,6 +83,19 @@ export type WritePrecondition = {
 );
 
 /**
+ * A check every write passes through, whichever style and transport carried
+ * it (the accounts' sign-up limits on every create of the account type).
+ */
+export interface WriteGuard {
+  /** Before the write is charged or run: rejects to refuse it. */
+  before(context: RequestContext, plan: WritePlan): Promise<void> | undefined;
+  /** After the write failed with `error` (which is thrown on, unless this rejects with another). */
+  failed(context: RequestContext, plan: WritePlan, error: unknown): Promise<void> | undefined;
+  /** After the write committed. */
+  committed(context: RequestContext, plan: WritePlan, result: WriteResult): Promise<void> | undefined;
+}
+
+/**
  * The one engine both front-ends talk to. It takes plans, never SQL, so REST
  * and GraphQL asking the same question get the same statement, the same
  * answer and the same caching behaviour.
@@ -160,6 +173,8 @@ export interface Engine {
    * other instances (PostgreSQL: NOTIFY), rather than at its next poll.
    */
   recordEvent(event: AccountEvent): Promise<void>;
+  /** Adds a check every later write passes through (see WriteGuard); returns the function that removes it. */
+  guardWrites(guard: WriteGuard): () => void;
   /**
    * Runs `work` (which receives uploads and writes records with them) and
    * then settles every file it received: kept when a record points at it,
@@ -232,10 +247,30 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     return { status: 200, version: state.version, etag, lastModified, policy, body, results };
   };
 
+  const guards = new Set<WriteGuard>();
   const write = async (context: RequestContext, plan: WritePlan, precondition?: WritePrecondition, readBack?: (id: string) => ReadPlan): Promise<WriteResult> => {
+    for (const guard of guards) {
+      const checked = guard.before(context, plan);
+      if (checked !== undefined) await checked;
+    }
     const charged = context.meter.spend(WRITE_COST);
     if (charged !== undefined) await charged;
-    return timed(context.meter, () => writeNow(plan, precondition, readBack));
+    if (guards.size === 0) return timed(context.meter, () => writeNow(plan, precondition, readBack));
+    let result: WriteResult;
+    try {
+      result = await timed(context.meter, () => writeNow(plan, precondition, readBack));
+    } catch (error) {
+      for (const guard of guards) {
+        const noted = guard.failed(context, plan, error);
+        if (noted !== undefined) await noted;
+      }
+      throw error;
+    }
+    for (const guard of guards) {
+      const noted = guard.committed(context, plan, result);
+      if (noted !== undefined) await noted;
+    }
+    return result;
   };
 
   const writeNow = (plan: WritePlan, precondition?: WritePrecondition, readBack?: (id: string) => ReadPlan): Promise<WriteResult> => {
@@ -296,6 +331,10 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
       return { sql: compiled.sql, params: compiled.paramOrder.map((index) => plan.params[index]), tables: compiled.tables };
     },
     files: options.files,
+    guardWrites: (guard) => {
+      guards.add(guard);
+      return () => guards.delete(guard);
+    },
     recordEvent: async (event) => {
       await recordAccountEvent(db, db.sql, event);
       // No clock moved: the bus is told directly, so the event hub publishes it now.

@@ -2,7 +2,7 @@ import { assertScalarType, getVariableValues, GraphQLError, OperationTypeNode } 
 import { cacheHeaders } from '../engine/cache-headers.js';
 import type { Engine } from '../engine/engine.js';
 import type { Accounts } from '../auth/accounts/accounts.js';
-import { askerKey, type Principal } from '../plan/principal.js';
+import { askerKey } from '../plan/principal.js';
 import type { RequestContext } from '../plan/request-context.js';
 import { ApiError, isApiError } from '../errors/api-error.js';
 import { FILTER_LIMITS } from '../plan/build-filter.js';
@@ -16,7 +16,7 @@ import { createDocumentFacts, type OperationFacts } from './execute/operation-fa
 import { OperationTemplates, type BoundOperation } from './execute/operation-templates.js';
 import { liveOperation, planReads, runOperation, type PlannedRead, type RunOutcome } from './execute/run-operation.js';
 import { pushIterator, type PushIterator } from '../util/push-iterator.js';
-import { onCredentialExpiry } from '../auth/credential-expiry.js';
+import { credentialEndError } from '../auth/credential-expiry.js';
 import type { EventHub } from '../events/event-hub.js';
 import { ChangeEventFeeds, isEventStep, SubscriptionRefused } from './execute/change-events.js';
 import { checkUploadRights } from './execute/upload-rights.js';
@@ -346,7 +346,7 @@ export function createGraphqlHandler(
             cancelExpiry();
           },
         });
-        cancelExpiry = endOnExpiry(context.principal, results, format);
+        cancelExpiry = endWithCredential(context, results, format);
         return { kind: 'stream', results };
       } catch (error) {
         held?.close();
@@ -371,7 +371,7 @@ export function createGraphqlHandler(
     } catch (error) {
       return single(requestErrors([error]));
     }
-    cancelExpiry = endOnExpiry(context.principal, results, format);
+    cancelExpiry = endWithCredential(context, results, format);
     return { kind: 'stream', results };
   };
 
@@ -389,10 +389,10 @@ export function createGraphqlHandler(
   return { generated, handle, httpError, operate, refuseUploads };
 }
 
-/** A subscription lives on its credential: when the token expires, it ends with UNAUTHENTICATED, as a request with that token would be refused. */
-function endOnExpiry(principal: Principal, results: PushIterator<StreamResult>, format: FormatOptions): () => void {
-  return onCredentialExpiry(principal, () => {
-    results.end({ data: null, errors: [formatError(new ApiError('UNAUTHENTICATED', { detail: 'The credential expired; subscribe again with a fresh one' }), format)] });
+/** A subscription lives on its credential: when the token expires or its account is suspended, it ends with the error a request with it would get. */
+function endWithCredential(context: RequestContext, results: PushIterator<StreamResult>, format: FormatOptions): () => void {
+  return context.credential.onEnd((why) => {
+    results.end({ data: null, errors: [formatError(credentialEndError(why, 'subscribe again with a fresh one'), format)] });
   });
 }
 

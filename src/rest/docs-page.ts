@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { AssetStore } from '../util/asset-store.js';
-import { BEARER_SCHEME } from './openapi/security-schemes.js';
 
 export const DOCS_PREFIX = '/docs';
 
@@ -33,8 +32,8 @@ export interface DocsPageOptions {
  * the page resolve.
  *
  * The document's security schemes give the page its authentication box;
- * the bearer (JWT) scheme is the one it opens on, and "try it" sends the
- * token as `Authorization: Bearer …`. The token is kept only while the page
+ * it opens on none (a public read needs no token), and once a scheme is
+ * chosen "try it" sends the token as `Authorization: Bearer …`. The token is kept only while the page
  * is open (Scalar's `persistAuth` stays off): an admin key left in a
  * browser's storage would outlive the session it was pasted for.
  */
@@ -67,7 +66,8 @@ export function docsConfiguration(options: Pick<DocsPageOptions, 'documentUrl' |
     showDeveloperTools: 'never',
     // The spec is same-origin, so "try it" needs no proxy; never send requests through Scalar's.
     proxyUrl: '',
-    authentication: { preferredSecurityScheme: BEARER_SCHEME },
+    // No scheme preselected: the document's first requirement is the anonymous one, so "try it" on a public read works
+    // without a token (a preselected, empty bearer scheme sent `Authorization: Bearer ` and got 401).
     persistAuth: false,
   };
 }

@@ -149,15 +149,18 @@ describe('a new project: init, the configuration file, the schema looked for', (
 
   it('init, then start, then a REST and a GraphQL request', async () => {
     const folder = mkdtempSync(join(work, 'first-run-'));
-    expect(diglotIn(folder, ['init']).status).toBe(0);
+    const init = diglotIn(folder, ['init']);
+    expect(init.status).toBe(0);
+    // It names the command the README names.
+    expect(init.stdout).toContain('Next: `npx diglot start`');
     const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('DIGLOT_')));
     const child = spawn(process.execPath, [BIN, 'start', '--port', '0'], { cwd: folder, env: { ...clean, DIGLOT_LOG_LEVEL: 'warn' } });
     try {
       let banner = '';
       let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       const origin = await new Promise<string>((resolve, reject) => {
-        child.stdout.on('data', (chunk: Buffer) => {
+        child.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
           banner += chunk.toString();
           const match = /REST API\s+(http:\/\/[^/\s]+)/.exec(banner);
           if (match?.[1] !== undefined && banner.includes('Member')) resolve(match[1]);
@@ -175,6 +178,16 @@ describe('a new project: init, the configuration file, the schema looked for', (
       expect(graphql.status).toBe(200);
       expect(((await graphql.json()) as { errors?: unknown }).errors).toBeUndefined();
       expect(readdirSync(folder)).toContain('diglot.db');
+      // The template is an app one signs up to and uses at once: sign up, then write a note with the token.
+      const signUp = await http(origin, 'POST', '/auth/sign-up', { body: { name: 'Ada', email: 'ada@example.com', password: 'analytical engine 1843' } });
+      expect(signUp.status, signUp.text).toBe(201);
+      const token = signUp.json.accessToken as string;
+      const note = await http(origin, 'POST', '/notes', { body: { title: 'First note' }, headers: { authorization: `Bearer ${token}` } });
+      expect(note.status, note.text).toBe(201);
+      expect(note.json.author).toBe(signUp.json.accountId);
+      // A stranger may not write one, nor read the private note.
+      expect((await http(origin, 'POST', '/notes', { body: { title: 'Anonymous' } })).status).toBe(403);
+      expect((await http(origin, 'GET', `/notes/${String(note.json.id)}`)).status).toBe(404);
     } finally {
       child.kill('SIGKILL');
     }
@@ -245,9 +258,9 @@ async function serveProcess(env: Record<string, string>, ipc = false): Promise<C
   servers.push(child);
   let out = '';
   let err = '';
-  child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  child.stdout?.on('data', (chunk: Buffer) => (err += chunk.toString()));
   await new Promise<void>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       if (/REST API\s+http:\/\//.test(out)) resolve();
     });
@@ -293,8 +306,8 @@ describe.runIf(process.platform === 'linux')('the server process', () => {
 });
 
 describe.runIf(process.platform === 'linux')('log output', () => {
-  /** Runs `diglot serve` (through `script` for a terminal), sends one request, and returns the log line it wrote. */
-  async function logLineOf(terminal: boolean): Promise<string> {
+  /** Runs `diglot serve` (through `script` for a terminal), sends one request, and returns the log line it wrote and all of stdout. */
+  async function logLineOf(terminal: boolean): Promise<{ line: string; stdout: string }> {
     const args = [BIN, 'serve', '--schema', EXAMPLE_SCHEMA, '--db', join(mkdtempSync(join(work, 'log-')), 'a.db'), '--port', '0'];
     // util-linux's script gives the command a pseudo-terminal as its stdout, as a person's terminal would.
     const child = terminal
@@ -302,28 +315,37 @@ describe.runIf(process.platform === 'linux')('log output', () => {
       : spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'info' } });
     servers.push(child);
     let out = '';
+    let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const waitFor = (pattern: RegExp): Promise<RegExpExecArray> =>
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    const waitFor = (pattern: RegExp, from: () => string): Promise<RegExpExecArray> =>
       new Promise((resolve, reject) => {
         const check = (): void => {
-          const match = pattern.exec(out);
+          const match = pattern.exec(from());
           if (match !== null) resolve(match);
         };
         child.stdout.on('data', check);
-        child.once('exit', (code) => reject(new Error(`exited ${String(code)}: ${out}`)));
+        child.stderr.on('data', check);
+        child.once('exit', (code) => reject(new Error(`exited ${String(code)}: ${out}${err}`)));
         check();
       });
-    const origin = (await waitFor(/REST API\s+(http:\/\/[^/\s]+)/))[1] as string;
+    // Under `script` both streams reach its stdout; piped, the banner is on stderr.
+    const origin = (await waitFor(/REST API\s+(http:\/\/[^/\s]+)/, () => out + err))[1] as string;
     expect((await fetch(`${origin}/users?limit=1`, { headers: { 'x-request-id': 'log-test' } })).status).toBe(200);
-    return (await waitFor(/^.*log-test.*$/m))[0];
+    const line = (await waitFor(/^.*log-test.*$/m, () => out))[0];
+    return { line, stdout: out };
   }
 
-  it('is one JSON object a line when stdout is not a terminal', async () => {
-    expect(JSON.parse(await logLineOf(false))).toMatchObject({ level: 30, reqId: 'log-test', method: 'GET', url: '/users?limit=1', status: 200, msg: expect.stringMatching(/^GET \/users\?limit=1 200 [\d.]+ ms$/) });
+  it('is one JSON object a line when stdout is not a terminal, with nothing else on stdout (the banner is on stderr)', async () => {
+    const { line, stdout } = await logLineOf(false);
+    expect(JSON.parse(line)).toMatchObject({ level: 30, reqId: 'log-test', method: 'GET', url: '/users?limit=1', status: 200, msg: expect.stringMatching(/^GET \/users\?limit=1 200 [\d.]+ ms$/) });
+    const lines = stdout.split('\n').filter((text) => text !== '');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const text of lines) expect(() => JSON.parse(text) as unknown, text).not.toThrow();
   });
 
   it('is a pretty, coloured line with a wall-clock time on a terminal', async () => {
-    const line = await logLineOf(true);
+    const { line } = await logLineOf(true);
     expect(line).toContain('\u001b[');
     // eslint-disable-next-line no-control-regex -- the colours are checked above; the words here
     expect(line.replace(/\u001b\[\d+m/g, '').trim()).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/users\?limit=1 200 [\d.]+ ms \{"reqId":"log-test"\}$/);
@@ -353,9 +375,40 @@ describeEachDialect('diglot migrate and start', (ctx) => {
     const refused = diglot(['migrate', '--schema', v2, '--db', ctx.url]);
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain('MIGRATION_DESTRUCTIVE');
+    // The refusal names the command that applies it, and serve (which has no such flag) names the same one.
+    expect(refused.stderr).toContain('`diglot migrate --allow-destructive`');
+    const served = diglot(['serve', '--schema', v2, '--db', ctx.url, '--port', '0']);
+    expect(served.status).toBe(1);
+    expect(served.stderr).toContain('`diglot migrate --allow-destructive`');
+    expect(served.stderr).not.toMatch(/Run it again with/);
+    const dry = diglot(['migrate', '--schema', v2, '--db', ctx.url, '--dry-run']);
+    expect(dry.stdout).toContain('Destructive steps run only with `diglot migrate --allow-destructive`');
     const allowed = diglot(['migrate', '--schema', v2, '--db', ctx.url, '--allow-destructive']);
     expect(allowed.status, allowed.stderr).toBe(0);
-  });
+    // A report of what was applied, step by step, and no hint to pass the flag that was passed.
+    expect(allowed.stdout).toMatch(/^Applied: 1 step, 1 destructive\n {2}1\. \[destructive\] (rebuild table notes: )?drop column notes\.body\n/);
+    expect(allowed.stdout).not.toContain('run only with');
+    expect(diglot(['migrate', '--schema', v2, '--db', ctx.url]).stdout).toContain('nothing to do');
+  }, 120_000);
+
+  it('serve reports each step of a small migration it applies', async () => {
+    await ctx.reset();
+    const base = ['type Note {', '  id: ID!', '  title: String!', '}', ''].join('\n');
+    const v1 = writeSchema(`grow-v1-${ctx.dialect}.graphql`, base);
+    const v2 = writeSchema(`grow-v2-${ctx.dialect}.graphql`, base.replace('  title: String!\n', '  title: String!\n  body: String\n'));
+    expect(diglot(['migrate', '--schema', v1, '--db', ctx.url]).status).toBe(0);
+    const child = spawn(process.execPath, [BIN, 'serve', '--schema', v2, '--db', ctx.url, '--port', '0'], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn' } });
+    servers.push(child);
+    let err = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        err += chunk.toString();
+        if (err.includes('REST API')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`exited ${String(code)}: ${err}`)));
+    });
+    expect(err).toMatch(/^migrated: 1 step applied\n {2}add column notes\.body/m);
+  }, 60_000);
 
   describe('start', () => {
     let child: ChildProcess;
@@ -375,9 +428,9 @@ describeEachDialect('diglot migrate and start', (ctx) => {
         cwd: ROOT,
         env: { ...process.env, LOG_LEVEL: 'warn', DIGLOT_ADMIN_KEY: '', DIGLOT_JWT_SECRET: '' },
       });
-      child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       return new Promise<string>((resolve, reject) => {
-        child.stdout?.on('data', (chunk: Buffer) => {
+        child.stderr?.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
           banner += chunk.toString();
           const match = /REST API\s+(http:\/\/[^/\s]+)/.exec(banner);
           if (match?.[1] !== undefined && banner.includes('Member')) resolve(match[1]);
@@ -531,4 +584,51 @@ describeEachDialect('diglot keys', (ctx) => {
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toContain('no API key has the id or name nobody');
   });
+});
+
+/** The system's own Node, when it is older than Diglot needs (Debian's Node 20 here, as on many a new user's machine). */
+const OLD_NODE = ['/usr/bin/node', '/usr/local/bin/node'].find((path) => {
+  if (!existsSync(path)) return false;
+  const version = spawnSync(path, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  return Number(/^v(\d+)/.exec(version)?.[1]) < 22;
+});
+
+describe.runIf(OLD_NODE !== undefined)('on a Node older than 22', () => {
+  it('says, in a few lines and no stack, the two things that work (neither of them "run it through npm")', () => {
+    const result = spawnSync(OLD_NODE ?? '', [BIN, '--version'], { encoding: 'utf8', cwd: work });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^diglot needs Node\.js 22 or newer, and this is v\d+\.\d+\.\d+\. Either:\n/);
+    expect(result.stderr).toContain('install Node.js 22 or 24');
+    expect(result.stderr).toContain('`npm install --save-dev node@24`');
+    expect(result.stderr).not.toContain('npm start');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describeEachDialect('npm start', (ctx) => {
+  it('serves the database DATABASE_URL names, as the README says', async () => {
+    await ctx.reset();
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('DIGLOT_') && !name.startsWith('npm_')));
+    // npm from the pinned Node's folder, first on PATH as `npm run` gives it.
+    const child = spawn('npm', ['start', '--silent'], {
+      cwd: ROOT,
+      env: { ...clean, PATH: `${join(ROOT, 'node_modules/.bin')}:${process.env['PATH'] ?? ''}`, DATABASE_URL: ctx.url, PORT: '0', LOG_LEVEL: 'warn', DIGLOT_FILES: join(work, `npm-start-${ctx.dialect}`) },
+      detached: true,
+    });
+    try {
+      let err = '';
+      await new Promise<void>((resolve, reject) => {
+        child.stderr.on('data', (chunk: Buffer) => {
+          err += chunk.toString();
+          if (err.includes('REST API')) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`exited ${String(code)}: ${err}`)));
+      });
+      expect(err).toContain(ctx.dialect === 'sqlite' ? `on SQLite (${ctx.url})` : 'on PostgreSQL');
+      expect(existsSync(join(ROOT, 'diglot.db')) && statSync(join(ROOT, 'diglot.db')).mtimeMs > Date.now() - 60_000).toBe(false);
+    } finally {
+      if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGKILL');
+    }
+  }, 120_000);
 });

@@ -35,7 +35,7 @@ let installLog = '';
 beforeAll(() => {
   // The sources as a clean checkout has them; the repository's node_modules lends the build its compiler.
   mkdirSync(source);
-  for (const entry of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'LICENSE', 'src', 'examples']) cpSync(join(ROOT, entry), join(source, entry), { recursive: true });
+  for (const entry of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'LICENSE', 'src', 'examples', 'docs']) cpSync(join(ROOT, entry), join(source, entry), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(source, 'node_modules'));
   const pack = run('npm', ['pack', '--json', '--pack-destination', work], source);
   const [result] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
@@ -54,12 +54,14 @@ afterAll(() => {
 describe('the packed tarball', () => {
   it('holds the built code, its types, the example, README and LICENSE, and no tests or source maps', () => {
     expect(tarball).toMatch(new RegExp(`diglot-${manifest.version.replace(/\./g, '\\.')}\\.tgz$`));
-    for (const file of ['package.json', 'LICENSE', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'examples/social/schema.graphql']) expect(packed).toContain(file);
+    for (const file of ['package.json', 'LICENSE', 'README.md', 'docs/configuration.md', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'examples/social/schema.graphql']) expect(packed).toContain(file);
     expect(packed.filter((file) => /\.test\.|\.map$|^src\/|^test\//.test(file))).toEqual([]);
   });
 
-  it('installs without errors, the node devDependency staying out of it', () => {
+  it('installs without errors or an install script of its own, the node devDependency staying out of it', () => {
     expect(installLog).not.toMatch(/npm (error|ERR)/);
+    expect(installLog).not.toMatch(/diglot@[\d.]+ \(/);
+    expect(JSON.parse(readFileSync(join(app, 'node_modules/diglot/package.json'), 'utf8'))).not.toHaveProperty(['scripts', 'prepare']);
     expect(manifest.dependencies['node']).toBeUndefined();
     expect(readdirSync(join(app, 'node_modules'))).not.toContain('node');
   });
@@ -90,9 +92,10 @@ async function serve(node: string | undefined, children: ChildProcess[]): Promis
   children.push(child);
   let out = '';
   let err = '';
-  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (err += chunk.toString()));
   return new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
+    // The banner is on stderr (stdout carries only the log).
+    child.stderr.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match = /REST API\s+(http:\/\/[^/\s]+)/.exec(out);
       if (match?.[1] !== undefined) resolve(match[1]);

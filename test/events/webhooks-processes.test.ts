@@ -31,7 +31,7 @@ async function serve(db: string, config: string): Promise<{ child: ChildProcess;
   let err = '';
   child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
   const origin = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
+    child.stderr.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match = /REST API\s+(http:\/\/[^/\s]+)/.exec(out);
       if (match?.[1] !== undefined) resolve(match[1]);

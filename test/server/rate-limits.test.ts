@@ -350,7 +350,8 @@ describeEachDialect('the client address behind trusted proxies', (ctx) => {
 
   it('ignores X-Forwarded-For from a client it does not trust: a client cannot pick its own budget', async () => {
     const first = await remaining(plain, '203.0.113.7', 'rest');
-    expect(await remaining(plain, '198.51.100.9', 'rest')).toBe(first - 1);
+    // Not a fresh budget: the same one, less this request (and on PostgreSQL, whatever the other instance traded in meanwhile).
+    expect(await remaining(plain, '198.51.100.9', 'rest')).toBeLessThanOrEqual(first - 1);
   });
 
   it('counts live reads over a WebSocket by the address the proxy names too', async () => {

@@ -12,7 +12,7 @@ export function configTemplate(overrides: Readonly<Record<string, unknown>> = {}
   const lines = [
     '// Diglot configuration. Every option can also be given as a flag or an environment variable;',
     '// the order is: flag, then environment, then this file, then the default.',
-    '// This file is JSON with comments (like tsconfig.json). Reference: the README\'s "Configuration" table.',
+    '// This file is JSON with comments (like tsconfig.json). Reference: node_modules/diglot/docs/configuration.md.',
     '{',
   ];
   specs.forEach((spec, index) => {

@@ -15,7 +15,7 @@ export interface OptionSpec<T> {
   readonly env: readonly string[];
   readonly kind: OptionKind<T>;
   readonly default: T | undefined;
-  /** One sentence for `--help`, the README's table and the configuration template. */
+  /** One sentence for `--help`, docs/configuration.md's table and the configuration template. */
   readonly description: string;
   /** A credential: never printed as a default, and the template suggests the environment for it. */
   readonly secret?: boolean;

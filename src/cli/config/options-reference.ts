@@ -1,7 +1,7 @@
 import type { OptionSpec } from './option-spec.js';
 import { OPTIONS } from './options.js';
 
-/** The README's table of options, made from the table the CLI reads, so the two cannot disagree. */
+/** The table of options in docs/configuration.md, made from the table the CLI reads, so the two cannot disagree. */
 export function optionsReference(): string {
   const rows = (Object.values(OPTIONS) as readonly OptionSpec<unknown>[]).map((spec) => {
     const flag = `\`${spec.short === undefined ? '' : `${spec.short}, `}${spec.flag}\``;

@@ -10,7 +10,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 /**
  * Every option, once: the command line, the environment, the configuration
- * file, `--help`, the README's table and `diglot init`'s template all come
+ * file, `--help`, docs/configuration.md's table and `diglot init`'s template all come
  * from this table, so none of them can forget one.
  */
 export const OPTIONS = {

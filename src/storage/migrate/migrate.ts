@@ -108,7 +108,9 @@ function refuseUnsafe(steps: readonly MigrationStep[], allowDestructive: boolean
     throw new ApiError('MIGRATION_DESTRUCTIVE', {
       detail:
         `The migration has ${destructive.length} destructive step${destructive.length === 1 ? '' : 's'}: ` +
-        `${destructive.map((step) => step.description).join('; ')}. Run it again with --allow-destructive to apply ${destructive.length === 1 ? 'it' : 'them'}.`,
+        `${destructive.map((step) => step.description).join('; ')}. ` +
+        '`diglot migrate --dry-run` shows the plan; `diglot migrate --allow-destructive` (with the same --schema and --db) applies it. ' +
+        '`serve` and `start` never drop data.',
     });
   }
 }
@@ -141,21 +143,25 @@ export function introspect(db: Database): Promise<ActualSchema> {
   return db.schema.introspect(db);
 }
 
-/** The plan as text, for `diglot migrate --dry-run`. */
-export function formatPlan(steps: readonly MigrationStep[]): string {
+/**
+ * The steps as text: the plan `diglot migrate --dry-run` shows, or, once
+ * `migrated` is true, the report of what was applied (no hint to pass a flag
+ * that was passed).
+ */
+export function formatPlan(steps: readonly MigrationStep[], migrated = false): string {
   if (steps.length === 0) return 'The database already matches the schema: nothing to do.\n';
   const destructive = steps.filter((step) => step.destructive).length;
   const blocked = steps.filter((step) => step.problem !== undefined).length;
   const counts = [`${steps.length} step${steps.length === 1 ? '' : 's'}`];
   if (destructive > 0) counts.push(`${destructive} destructive`);
   if (blocked > 0) counts.push(`${blocked} blocked`);
-  const lines = [`Migration plan: ${counts.join(', ')}`];
+  const lines = [`${migrated ? 'Applied' : 'Migration plan'}: ${counts.join(', ')}`];
   steps.forEach((step, i) => {
     const marks = [step.destructive ? '[destructive] ' : '', step.problem !== undefined ? '[blocked] ' : ''].join('');
     lines.push(`${String(i + 1).padStart(3)}. ${marks}${step.description}`);
     if (step.problem !== undefined) lines.push(`       problem: ${step.problem}`);
     for (const sql of step.sql) lines.push(`       ${sql}`);
   });
-  if (destructive > 0) lines.push('', 'Destructive steps run only with --allow-destructive.');
+  if (destructive > 0 && !migrated) lines.push('', 'Destructive steps run only with `diglot migrate --allow-destructive`.');
   return `${lines.join('\n')}\n`;
 }
