@@ -6,6 +6,7 @@ import { askerKey } from '../plan/principal.js';
 import type { RequestContext } from '../plan/request-context.js';
 import { ApiError, isApiError } from '../errors/api-error.js';
 import { FILTER_LIMITS } from '../plan/build-filter.js';
+import { planUpdate } from '../plan/build-write.js';
 import type { PlanLimits } from '../plan/build-read.js';
 import { checkCost, planCost } from '../plan/limits.js';
 import { tooComplex } from './document/check-limits.js';
@@ -84,7 +85,7 @@ export interface GraphqlHandler {
    * that let the caller write no file: see upload-rights.ts), or undefined
    * to go on.
    */
-  refuseUploads(request: GraphqlHttpRequest): GraphqlHttpResponse | undefined;
+  refuseUploads(request: GraphqlHttpRequest): Promise<GraphqlHttpResponse | undefined>;
 }
 
 /**
@@ -375,11 +376,24 @@ export function createGraphqlHandler(
     return { kind: 'stream', results };
   };
 
-  const refuseUploads = (request: GraphqlHttpRequest): GraphqlHttpResponse | undefined => {
+  const refuseUploads = async (request: GraphqlHttpRequest): Promise<GraphqlHttpResponse | undefined> => {
     const derived = derivedOf(request, requestErrorsOf(request));
     if ('status' in derived) return derived;
+    const { context } = request;
     try {
-      checkUploadRights(engine.model, generated.mutation, derived.chosen.operation, derived.chosen.fragments, request.context.principal);
+      const updates = checkUploadRights(engine.model, generated.mutation, derived.chosen.operation, derived.chosen.fragments, context.principal, request.params.variables);
+      // Updates whose rules read the stored record: one of them must allow this caller, as REST asks before a file part.
+      let refusal: Error | undefined;
+      for (const { type, id } of updates) {
+        try {
+          await engine.precheckWrite(context, planUpdate(engine.model, type, id, {}, context.principal));
+          return undefined;
+        } catch (error) {
+          if (!(error instanceof Error)) throw error;
+          refusal ??= error;
+        }
+      }
+      if (refusal !== undefined) throw refusal;
       return undefined;
     } catch (error) {
       return httpError(error, request.media, request.context.log);
