@@ -1,11 +1,13 @@
 import type { JWTPayload } from 'jose';
 import { ApiError } from '../errors/api-error.js';
 import { ANONYMOUS, type Principal } from '../plan/principal.js';
+import type { CredentialLifetime } from '../plan/request-context.js';
 import { ApiKeyStore } from '../storage/api-keys.js';
 import type { Database } from '../storage/dialect.js';
 import { LruCache } from '../util/lru-cache.js';
 import { API_KEY_PREFIX, isApiKeyShape } from './api-key.js';
 import { parseClaimPath, readClaim } from './claim-path.js';
+import { credentialLifetime } from './credential-expiry.js';
 import { hashCredential } from './credential-hash.js';
 import type { SigningKeys } from './accounts/signing-keys.js';
 import { createJwtVerifier, type JwtVerifierOptions } from './jwt-verifier.js';
@@ -31,6 +33,8 @@ export interface AuthenticatorOptions extends AuthOptions {
   readonly db?: Database;
   /** The keys of the tokens this server issues itself (accounts): such a token is checked with them, whatever outside keys are configured. */
   readonly issuedTokens?: Pick<SigningKeys, 'owns' | 'verify'>;
+  /** Accounts suspended now: a token of one is refused at once (403 ACCOUNT_SUSPENDED), remembered or not. */
+  readonly suspended?: { has(accountId: string): boolean; watch(accountId: string, end: () => void): () => void };
   /** The clock, in ms since the epoch (tests move it; token checks and cache expiry both read it). */
   readonly now?: () => number;
 }
@@ -45,6 +49,8 @@ export interface Authenticator {
    * answer, 503.
    */
   authenticate(authorization: string | undefined): Principal | Promise<Principal>;
+  /** How long a principal this authenticator answered stays good: until its token's `exp`, or its account's suspension. */
+  readonly lifetimeOf: (principal: Principal) => CredentialLifetime;
   /** Token signatures checked so far (observability, tests: a remembered token costs none). */
   readonly verifications: number;
 }
@@ -98,6 +104,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     const payload = await check(token, new Date(now()));
     // Diglot's own tokens say who and what in `sub` and `role`, whatever claims outside tokens use.
     const principal = own ? principalOf(payload, OWN_ID, OWN_ROLE) : principalOf(payload);
+    if (own) ownPrincipals.add(principal);
     // The verifier requires `exp`: a token is remembered until it expires, never longer.
     remembered.set(hash, { principal, until: (payload.exp ?? 0) * 1000 });
     return principal;
@@ -114,26 +121,49 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     return Object.freeze({ id: String(id), role, claims: deepFreeze(payload), admin: role === options.adminRole, via: 'jwt' });
   };
 
+  const suspended = options.suspended;
+  /** Principals of the tokens this server issued: the ones an account's suspension refuses (an outside issuer's `sub` is its own business). */
+  const ownPrincipals = new WeakSet<Principal>();
+  /** Checked on every request, after the cache: a token stays valid until `exp`, its account's suspension does not wait for that. */
+  const unlessSuspended = (principal: Principal): Principal => {
+    if (suspended !== undefined && principal.id !== null && ownPrincipals.has(principal) && suspended.has(principal.id)) {
+      throw new ApiError('ACCOUNT_SUSPENDED', { detail: 'This account is suspended' });
+    }
+    return principal;
+  };
+  const authenticate = (authorization: string | undefined): Principal | Promise<Principal> => {
+    const result = authenticateCredential(authorization);
+    return result instanceof Promise ? result.then(unlessSuspended) : unlessSuspended(result);
+  };
+
+  const authenticateCredential = (authorization: string | undefined): Principal | Promise<Principal> => {
+    if (authorization === undefined) return ANONYMOUS;
+    const token = bearerToken(authorization);
+    const hash = hashCredential(token);
+    const known = remembered.get(hash);
+    if (known !== undefined) {
+      if (known.until > now()) return known.principal;
+      remembered.delete(hash);
+    }
+    if (hash === adminHash) return admin;
+    if (token.startsWith(API_KEY_PREFIX)) {
+      if (!isApiKeyShape(token)) throw unauthenticated('The API key is malformed');
+      return fromApiKey(hash);
+    }
+    if (!JWT_SHAPE.test(token)) throw unauthenticated('The credential is neither a JWT nor an API key of this server');
+    if (options.issuedTokens?.owns(token) === true) return fromJwt(token, hash, options.issuedTokens.verify, true);
+    if (verify === undefined) throw unauthenticated('This server accepts no JWTs: no secret, public key or JWKS URL is configured');
+    return fromJwt(token, hash, verify);
+  };
+
+  const lifetimeOf = (principal: Principal): CredentialLifetime => {
+    const suspendable = suspended !== undefined && principal.id !== null && ownPrincipals.has(principal);
+    return credentialLifetime(principal, suspendable ? suspended : undefined);
+  };
+
   return {
-    authenticate(authorization) {
-      if (authorization === undefined) return ANONYMOUS;
-      const token = bearerToken(authorization);
-      const hash = hashCredential(token);
-      const known = remembered.get(hash);
-      if (known !== undefined) {
-        if (known.until > now()) return known.principal;
-        remembered.delete(hash);
-      }
-      if (hash === adminHash) return admin;
-      if (token.startsWith(API_KEY_PREFIX)) {
-        if (!isApiKeyShape(token)) throw unauthenticated('The API key is malformed');
-        return fromApiKey(hash);
-      }
-      if (!JWT_SHAPE.test(token)) throw unauthenticated('The credential is neither a JWT nor an API key of this server');
-      if (options.issuedTokens?.owns(token) === true) return fromJwt(token, hash, options.issuedTokens.verify, true);
-      if (verify === undefined) throw unauthenticated('This server accepts no JWTs: no secret, public key or JWKS URL is configured');
-      return fromJwt(token, hash, verify);
-    },
+    authenticate,
+    lifetimeOf,
     get verifications() {
       return verifications;
     },

@@ -1,4 +1,4 @@
-import { createAccounts, type AccountsOptions } from '../auth/accounts/accounts.js';
+import { createAccounts, type Accounts, type AccountsOptions } from '../auth/accounts/accounts.js';
 import type { Engine } from '../engine/engine.js';
 import { planReadOne, DEFAULT_LIMITS } from '../plan/build-read.js';
 import type { Principal } from '../plan/principal.js';
@@ -16,6 +16,14 @@ const DEMO_ACCOUNTS = 3;
 export async function seedDemoPasswords(engine: Engine, options: AccountsOptions): Promise<string[]> {
   const accounts = await createAccounts(engine, options);
   if (accounts === undefined) return [];
+  try {
+    return await demoPasswords(engine, accounts);
+  } finally {
+    await accounts.close();
+  }
+}
+
+async function demoPasswords(engine: Engine, accounts: Accounts): Promise<string[]> {
   const admin: Principal = Object.freeze({ id: null, role: engine.model.roles?.admin ?? 'ADMIN', claims: Object.freeze({}), admin: true, via: 'admin-key' });
   const { identifier, suspended } = accounts.account;
   const select = [identifier, ...(suspended === undefined ? [] : [suspended])].map((field) => ({ key: field, field }));

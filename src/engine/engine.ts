@@ -15,6 +15,7 @@ import { mayReadFile } from './file-readers.js';
 import { ReadExecutor, type ReadResult } from './read-executor.js';
 import { ifMatchMatches, ifNoneMatchMatches, lastModifiedHeader, strongEtag, unmodifiedSince, ValidatorCache } from './validators.js';
 import { WriteExecutor } from './write-executor.js';
+import { ChangeBus } from './change-bus.js';
 import { LiveReads, type LiveRead, type LiveReadOptions, type LiveReadRequest, type LiveValue } from './live-reads.js';
 import { seedDatabase, type SeedOptions } from './seed/seed.js';
 import { bindFiles, type ReceiveUpload } from './engine-files.js';
@@ -82,6 +83,19 @@ export type WritePrecondition = {
 );
 
 /**
+ * A check every write passes through, whichever style and transport carried
+ * it (the accounts' sign-up limits on every create of the account type).
+ */
+export interface WriteGuard {
+  /** Before the write is charged or run: rejects to refuse it. */
+  before(context: RequestContext, plan: WritePlan): Promise<void> | undefined;
+  /** After the write failed with `error` (which is thrown on, unless this rejects with another). */
+  failed(context: RequestContext, plan: WritePlan, error: unknown): Promise<void> | undefined;
+  /** After the write committed. */
+  committed(context: RequestContext, plan: WritePlan, result: WriteResult): Promise<void> | undefined;
+}
+
+/**
  * The one engine both front-ends talk to. It takes plans, never SQL, so REST
  * and GraphQL asking the same question get the same statement, the same
  * answer and the same caching behaviour.
@@ -147,18 +161,20 @@ export interface Engine {
    */
   mayReadFile(key: string, context: RequestContext): Promise<boolean>;
   /**
-   * Calls `listener` after each write of this process that committed an
-   * event (src/events/ wakes up on it); returns the unsubscribe function.
-   * Other processes' writes are heard through the database (src/events/).
+   * The change bus: every commit of this process and, through the database,
+   * of the others, and one safety poll — what live reads and the event hub
+   * (change-event subscriptions, webhooks) all hear (change-bus.ts).
    */
-  onCommitted(listener: () => void): () => void;
+  readonly changes: ChangeBus;
   /**
    * Writes an event no record write carries (an account flow's reset or
-   * verification link) and then tells `onCommitted`'s listeners, as a record
+   * verification link) and then tells the change bus, as a record
    * write's commit does: the event hub publishes it at once and wakes the
    * other instances (PostgreSQL: NOTIFY), rather than at its next poll.
    */
   recordEvent(event: AccountEvent): Promise<void>;
+  /** Adds a check every later write passes through (see WriteGuard); returns the function that removes it. */
+  guardWrites(guard: WriteGuard): () => void;
   /**
    * Runs `work` (which receives uploads and writes records with them) and
    * then settles every file it received: kept when a record points at it,
@@ -180,22 +196,21 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
   const clock = new ChangeClock(db);
   const reader = new ReadExecutor(model, db, options.maxResponseLength);
   const files = options.files === undefined ? undefined : bindFiles(model, db, options.files);
-  const committed = new Set<() => void>();
-  const writer = new WriteExecutor(model, db, clock, files?.release, () => {
-    for (const listener of committed) listener();
-  });
+  const writer = new WriteExecutor(model, db, clock, files?.release);
   const validators = new ValidatorCache();
   const sizes = new TableSizes(db, [...new Set(model.types.flatMap((type) => [type.table, ...joinTables(type)]))], options.tableSizesRefreshMs);
   // Asked once now and, after writes, now and then: never on a read's path.
   void sizes.refresh();
   clock.onCommitted(() => sizes.written());
   const costOf = (plans: readonly ReadPlan[]): number => readCost(model, plans, sizes.rowsOf);
-  const live = new LiveReads(model, db, clock, reader, costOf, options.live);
-  // Other instances on the database hear of every local commit (PostgreSQL: NOTIFY after COMMIT).
-  if (db.announceChanges !== undefined) {
-    const announce = db.announceChanges;
-    clock.onCommitted((tables) => announce(tables));
-  }
+  const changes = new ChangeBus(db);
+  const live = new LiveReads(model, changes, clock, reader, costOf, options.live);
+  // Each local commit, once: to this process's change bus, and to the other instances on the database (PostgreSQL: NOTIFY after COMMIT).
+  const announce = db.announceChanges;
+  clock.onCommitted((tables) => {
+    changes.committed(tables);
+    announce?.(tables);
+  });
 
   const readCached = async (request: CachedReadRequest): Promise<CachedReadResponse> => {
     const { meter, principal } = request.context;
@@ -232,10 +247,30 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     return { status: 200, version: state.version, etag, lastModified, policy, body, results };
   };
 
+  const guards = new Set<WriteGuard>();
   const write = async (context: RequestContext, plan: WritePlan, precondition?: WritePrecondition, readBack?: (id: string) => ReadPlan): Promise<WriteResult> => {
+    for (const guard of guards) {
+      const checked = guard.before(context, plan);
+      if (checked !== undefined) await checked;
+    }
     const charged = context.meter.spend(WRITE_COST);
     if (charged !== undefined) await charged;
-    return timed(context.meter, () => writeNow(plan, precondition, readBack));
+    if (guards.size === 0) return timed(context.meter, () => writeNow(plan, precondition, readBack));
+    let result: WriteResult;
+    try {
+      result = await timed(context.meter, () => writeNow(plan, precondition, readBack));
+    } catch (error) {
+      for (const guard of guards) {
+        const noted = guard.failed(context, plan, error);
+        if (noted !== undefined) await noted;
+      }
+      throw error;
+    }
+    for (const guard of guards) {
+      const noted = guard.committed(context, plan, result);
+      if (noted !== undefined) await noted;
+    }
+    return result;
   };
 
   const writeNow = (plan: WritePlan, precondition?: WritePrecondition, readBack?: (id: string) => ReadPlan): Promise<WriteResult> => {
@@ -296,14 +331,16 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
       return { sql: compiled.sql, params: compiled.paramOrder.map((index) => plan.params[index]), tables: compiled.tables };
     },
     files: options.files,
+    guardWrites: (guard) => {
+      guards.add(guard);
+      return () => guards.delete(guard);
+    },
     recordEvent: async (event) => {
       await recordAccountEvent(db, db.sql, event);
-      for (const listener of committed) listener();
+      // No clock moved: the bus is told directly, so the event hub publishes it now.
+      changes.committed([]);
     },
-    onCommitted: (listener) => {
-      committed.add(listener);
-      return () => committed.delete(listener);
-    },
+    changes,
     withUploads: (context, work) => {
       // The front-ends register upload routes only when there is a file store.
       if (files === undefined) throw new Error('this engine has no file store');

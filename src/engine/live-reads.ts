@@ -3,7 +3,7 @@ import { askerKey } from '../plan/principal.js';
 import type { ReadPlan } from '../plan/read-plan.js';
 import type { RequestContext, RequestMeter } from '../plan/request-context.js';
 import type { Model } from '../schema/model.js';
-import type { Database } from '../storage/dialect.js';
+import type { ChangeBus } from './change-bus.js';
 import type { ChangeClock } from './change-clock.js';
 import type { ReadExecutor, ReadResult } from './read-executor.js';
 import { strongEtag } from './validators.js';
@@ -120,8 +120,7 @@ export class LiveReads {
   #count = 0;
   /** Watchers only: while there are any, commits are listened for. */
   #watching = 0;
-  #poll: NodeJS.Timeout | undefined;
-  #stopListening: (() => void)[] = [];
+  #unsubscribe: (() => void) | undefined;
   readonly #maxTotal: number;
   readonly #maxPerClient: number;
   readonly #maxPerAddress: number;
@@ -130,7 +129,7 @@ export class LiveReads {
 
   constructor(
     private readonly model: Model,
-    private readonly db: Database,
+    private readonly bus: ChangeBus,
     private readonly clock: ChangeClock,
     private readonly reader: ReadExecutor,
     /** What one run of plans costs (the engine's readCost): charged at the start and on every re-run. */
@@ -144,7 +143,7 @@ export class LiveReads {
     this.#pollMs = options.pollMs ?? 1_000;
   }
 
-  /** Called with each local commit's tables (and, on PostgreSQL, other instances'). */
+  /** Called with each commit's tables (this process's and, on PostgreSQL, other instances'), or undefined: any may have moved. */
   tablesMoved(tables: readonly string[] | undefined): void {
     if (tables === undefined) {
       for (const entry of this.#entries.values()) this.#dirty.add(entry);
@@ -273,19 +272,14 @@ export class LiveReads {
     }
   }
 
-  /** The first live read: hear commits (here and, where the database tells, elsewhere) and look at the clocks now and then. */
+  /** The first live read: hear the change bus (commits here and elsewhere, and its poll at this period). */
   #start(): void {
-    this.#stopListening = [this.clock.onCommitted((tables) => this.tablesMoved(tables))];
-    if (this.db.watchChanges !== undefined) this.#stopListening.push(this.db.watchChanges((tables) => this.tablesMoved(tables)));
-    this.#poll = setInterval(() => this.tablesMoved(undefined), this.#pollMs);
-    this.#poll.unref();
+    this.#unsubscribe = this.bus.subscribe((change) => this.tablesMoved(change.kind === 'poll' ? undefined : change.tables), { pollMs: this.#pollMs });
   }
 
   #stop(): void {
-    for (const stop of this.#stopListening) stop();
-    this.#stopListening = [];
-    clearInterval(this.#poll);
-    this.#poll = undefined;
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
   }
 
   #schedule(): void {

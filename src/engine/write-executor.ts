@@ -10,9 +10,6 @@ import type { ChangeClock, ClockMove } from './change-clock.js';
 import { eventTypeOf } from './event-images.js';
 import { addFileKeys, keysLeftBehind } from './file-references.js';
 
-/** Told after each commit that recorded an event (the event machinery wakes up). */
-export type OnCommitted = () => void;
-
 const SYSTEM_ACTOR: WriteActor = Object.freeze({ id: null, role: null, via: 'system' });
 
 /** Deletes the stored files whose keys are given, where no record points at them any more. */
@@ -35,7 +32,6 @@ export class WriteExecutor {
     private readonly db: Database,
     private readonly clock: ChangeClock,
     private readonly releaseFiles?: ReleaseFiles,
-    private readonly onCommitted?: OnCommitted,
   ) {
     this.compiler = new WriteCompiler(model, db);
   }
@@ -65,7 +61,6 @@ export class WriteExecutor {
       });
       return compiled.transaction ? this.inTransaction(type, plan, id, compiled, check) : this.inOneStatement(id, compiled);
     });
-    if (result.changed) this.onCommitted?.();
     return result;
   }
 

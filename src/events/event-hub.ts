@@ -1,3 +1,4 @@
+import type { Change } from '../engine/change-bus.js';
 import type { Engine } from '../engine/engine.js';
 import { OutboxStore, type NewDelivery, type StoredEvent } from '../storage/outbox.js';
 import { newId } from '../util/ids.js';
@@ -134,26 +135,26 @@ export function createEventHub(options: EventHubOptions): EventHub {
 
   /** Committed here since the last publication. */
   let dirty = false;
-  let lastVersion: number | undefined;
   let ticks = 0;
   /** Somebody waits for events now: webhooks or subscribers. Without them, publishing waits for the poll, in batches, off the writes' way. */
   const consumed = (): boolean => endpoints.length > 0 || listeners.size > 0;
-  const committed = (): void => {
-    dirty = true;
-    if (consumed()) wake();
-  };
   /**
-   * The safety net, and how SQLite processes sharing a file hear each other:
-   * it publishes only when this process committed, another one did (the
-   * database's data version moved), or once a minute whatever happened.
+   * What the change bus says. A commit here publishes now (or at the next
+   * poll when nobody waits); another instance's commit is published by that
+   * instance, which says so on EVENTS_CHANNEL. The poll is the safety net,
+   * and how SQLite processes sharing a file hear each other: it publishes
+   * only when this process committed, another one did (the database's data
+   * version moved), or once a minute whatever happened.
    */
-  const poll = async (): Promise<void> => {
-    const version = await db.dataVersion?.().catch(() => undefined);
-    const moved = version === undefined || version !== lastVersion;
-    lastVersion = version;
-    ticks += 1;
-    if (dirty || moved || ticks % SAFETY_POLLS === 0) wake();
-    wakeSenders(true);
+  const changed = (change: Change): void => {
+    if (change.kind === 'local') {
+      dirty = true;
+      if (consumed()) wake();
+    } else if (change.kind === 'poll') {
+      ticks += 1;
+      if (dirty || change.moved || ticks % SAFETY_POLLS === 0) wake();
+      wakeSenders(true);
+    }
   };
 
   let scheduled = false;
@@ -191,8 +192,7 @@ export function createEventHub(options: EventHubOptions): EventHub {
       if (started) return;
       started = true;
       seen = await store.lastPublished();
-      cleanups.push(engine.onCommitted(committed));
-      lastVersion = await db.dataVersion?.().catch(() => undefined);
+      cleanups.push(engine.changes.subscribe(changed, { pollMs }));
       if (db.listen !== undefined) {
         const unlisten = await db.listen(EVENTS_CHANNEL, (payload) => {
           wake();
@@ -204,10 +204,9 @@ export function createEventHub(options: EventHubOptions): EventHub {
         });
         if (unlisten !== undefined) cleanups.push(unlisten);
       }
-      const polling = setInterval(() => void poll(), pollMs);
       const pruning = setInterval(() => void prune(), PRUNE_EVERY_MS);
-      timers.push(polling, pruning);
-      for (const timer of timers) timer.unref();
+      pruning.unref();
+      timers.push(pruning);
       // What an earlier run left (a crash between commit and publication), before serving: nothing runs behind the first requests.
       await prune();
       await pump();

@@ -117,8 +117,8 @@ export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOpti
           let refused: GraphqlHttpResponse | undefined;
           const uploaded = await options.engine
             .withUploads(context, async (receive) => {
-              const multipartParams = await paramsFromMultipart(request.parts(), receive, (params) => {
-                refused = handler.refuseUploads({ method, params, media, ifNoneMatch: undefined, context });
+              const multipartParams = await paramsFromMultipart(request.parts(), receive, async (params) => {
+                refused = await handler.refuseUploads({ method, params, media, ifNoneMatch: undefined, context });
                 if (refused !== undefined) throw new UploadsRefused();
               });
               return handler.handle({ method, params: multipartParams, media, ifNoneMatch: undefined, context });

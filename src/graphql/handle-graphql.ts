@@ -2,10 +2,11 @@ import { assertScalarType, getVariableValues, GraphQLError, OperationTypeNode } 
 import { cacheHeaders } from '../engine/cache-headers.js';
 import type { Engine } from '../engine/engine.js';
 import type { Accounts } from '../auth/accounts/accounts.js';
-import { askerKey, type Principal } from '../plan/principal.js';
+import { askerKey } from '../plan/principal.js';
 import type { RequestContext } from '../plan/request-context.js';
 import { ApiError, isApiError } from '../errors/api-error.js';
 import { FILTER_LIMITS } from '../plan/build-filter.js';
+import { planUpdate } from '../plan/build-write.js';
 import type { PlanLimits } from '../plan/build-read.js';
 import { checkCost, planCost } from '../plan/limits.js';
 import { tooComplex } from './document/check-limits.js';
@@ -16,7 +17,7 @@ import { createDocumentFacts, type OperationFacts } from './execute/operation-fa
 import { OperationTemplates, type BoundOperation } from './execute/operation-templates.js';
 import { liveOperation, planReads, runOperation, type PlannedRead, type RunOutcome } from './execute/run-operation.js';
 import { pushIterator, type PushIterator } from '../util/push-iterator.js';
-import { onCredentialExpiry } from '../auth/credential-expiry.js';
+import { credentialEndError } from '../auth/credential-expiry.js';
 import type { EventHub } from '../events/event-hub.js';
 import { ChangeEventFeeds, isEventStep, SubscriptionRefused } from './execute/change-events.js';
 import { checkUploadRights } from './execute/upload-rights.js';
@@ -84,7 +85,7 @@ export interface GraphqlHandler {
    * that let the caller write no file: see upload-rights.ts), or undefined
    * to go on.
    */
-  refuseUploads(request: GraphqlHttpRequest): GraphqlHttpResponse | undefined;
+  refuseUploads(request: GraphqlHttpRequest): Promise<GraphqlHttpResponse | undefined>;
 }
 
 /**
@@ -346,7 +347,7 @@ export function createGraphqlHandler(
             cancelExpiry();
           },
         });
-        cancelExpiry = endOnExpiry(context.principal, results, format);
+        cancelExpiry = endWithCredential(context, results, format);
         return { kind: 'stream', results };
       } catch (error) {
         held?.close();
@@ -371,15 +372,28 @@ export function createGraphqlHandler(
     } catch (error) {
       return single(requestErrors([error]));
     }
-    cancelExpiry = endOnExpiry(context.principal, results, format);
+    cancelExpiry = endWithCredential(context, results, format);
     return { kind: 'stream', results };
   };
 
-  const refuseUploads = (request: GraphqlHttpRequest): GraphqlHttpResponse | undefined => {
+  const refuseUploads = async (request: GraphqlHttpRequest): Promise<GraphqlHttpResponse | undefined> => {
     const derived = derivedOf(request, requestErrorsOf(request));
     if ('status' in derived) return derived;
+    const { context } = request;
     try {
-      checkUploadRights(engine.model, generated.mutation, derived.chosen.operation, derived.chosen.fragments, request.context.principal);
+      const updates = checkUploadRights(engine.model, generated.mutation, derived.chosen.operation, derived.chosen.fragments, context.principal, request.params.variables);
+      // Updates whose rules read the stored record: one of them must allow this caller, as REST asks before a file part.
+      let refusal: Error | undefined;
+      for (const { type, id } of updates) {
+        try {
+          await engine.precheckWrite(context, planUpdate(engine.model, type, id, {}, context.principal));
+          return undefined;
+        } catch (error) {
+          if (!(error instanceof Error)) throw error;
+          refusal ??= error;
+        }
+      }
+      if (refusal !== undefined) throw refusal;
       return undefined;
     } catch (error) {
       return httpError(error, request.media, request.context.log);
@@ -389,10 +403,10 @@ export function createGraphqlHandler(
   return { generated, handle, httpError, operate, refuseUploads };
 }
 
-/** A subscription lives on its credential: when the token expires, it ends with UNAUTHENTICATED, as a request with that token would be refused. */
-function endOnExpiry(principal: Principal, results: PushIterator<StreamResult>, format: FormatOptions): () => void {
-  return onCredentialExpiry(principal, () => {
-    results.end({ data: null, errors: [formatError(new ApiError('UNAUTHENTICATED', { detail: 'The credential expired; subscribe again with a fresh one' }), format)] });
+/** A subscription lives on its credential: when the token expires or its account is suspended, it ends with the error a request with it would get. */
+function endWithCredential(context: RequestContext, results: PushIterator<StreamResult>, format: FormatOptions): () => void {
+  return context.credential.onEnd((why) => {
+    results.end({ data: null, errors: [formatError(credentialEndError(why, 'subscribe again with a fresh one'), format)] });
   });
 }
 

@@ -20,7 +20,20 @@ export interface RequestContext {
   readonly log: ContextLog;
   /** Where the request came from and how. */
   readonly site: RequestSite;
+  /** How long the credential stays good: a stream it opened ends when it does. */
+  readonly credential: CredentialLifetime;
 }
+
+/** Why a credential stopped being good: its token expired, or its account was suspended since. */
+export type CredentialEnd = 'expired' | 'suspended';
+
+export interface CredentialLifetime {
+  /** Calls `end` once, when the credential stops being good; returns the cancel function. */
+  onEnd(end: (why: CredentialEnd) => void): () => void;
+}
+
+/** A credential that never ends on its own (an API key, the admin key, anonymous, the server itself). */
+export const LASTING_CREDENTIAL: CredentialLifetime = { onEnd: () => () => undefined };
 
 export interface ClientIdentity {
   /**
@@ -99,7 +112,7 @@ export function unlimitedMeter(): RequestMeter {
  * transport gets by forgetting one.
  */
 export function serverContext(principal: Principal, log: ContextLog): RequestContext {
-  return { principal, client: { key: 'server', address: '' }, meter: unlimitedMeter(), log, site: { transport: 'server', method: 'POST' } };
+  return { principal, client: { key: 'server', address: '' }, meter: unlimitedMeter(), log, site: { transport: 'server', method: 'POST' }, credential: LASTING_CREDENTIAL };
 }
 
 /** A log that drops everything: for in-process work nobody reads the log of. */

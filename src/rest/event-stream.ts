@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { CachedReadRequest, Engine, LiveValue } from '../engine/engine.js';
 import { ApiError, isApiError } from '../errors/api-error.js';
-import { onCredentialExpiry } from '../auth/credential-expiry.js';
+import { credentialEndError } from '../auth/credential-expiry.js';
 import { problemOf } from './problem.js';
 import { header } from '../util/http-request.js';
 import { mergeVary } from '../util/vary.js';
@@ -79,7 +79,6 @@ export async function streamLiveRead(
   const context = { ...read.context, site: { ...read.context.site, transport: 'event-stream' as const } };
   // The first answer is a GET's, charged as one; the live read starts from it.
   const first = await engine.readCached({ ...read, context, ifNoneMatch: lastEventId });
-  const { principal } = context;
   // The stream opens once the live read is accepted (past the limits); values come a turn later at the earliest.
   const opened: { stream?: ReturnType<typeof openStream> } = {};
   const live = await engine.watch(
@@ -109,9 +108,9 @@ export async function streamLiveRead(
   opened.stream = stream;
   stream.head(first.policy.varyAuthorization === true);
   if (first.status === 200) stream.send({ kind: 'value', etag: first.etag, body: first.body });
-  // The stream lives on its credential: when the token expires, it ends with the 401 a request with it would get.
-  cancelExpiry = onCredentialExpiry(principal, () => {
-    stream.send({ kind: 'end', error: new ApiError('UNAUTHENTICATED', { detail: 'The credential expired; reconnect with a fresh one' }) });
+  // The stream lives on its credential: when the token expires or the account is suspended, it ends with what a request with it would get.
+  cancelExpiry = context.credential.onEnd((why) => {
+    stream.send({ kind: 'end', error: credentialEndError(why, 'reconnect with a fresh one') });
     stream.end();
   });
 }

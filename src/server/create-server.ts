@@ -203,7 +203,10 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   app.addHook('onRequest', crossSiteGuard(siteOrigins));
   const { engine } = options;
   const accounts = await createAccounts(engine, options.accounts);
-  const authenticator = createAuthenticator({ ...options.auth, adminRole: adminRoleOf(engine.model), db: engine.db, issuedTokens: accounts?.keys });
+  app.addHook('onClose', async () => {
+    await accounts?.close();
+  });
+  const authenticator = createAuthenticator({ ...options.auth, adminRole: adminRoleOf(engine.model), db: engine.db, issuedTokens: accounts?.keys, suspended: accounts?.suspensions });
   const rateLimits = await createRateLimits(options.rateLimits, engine.db, engine.model.roles?.values, (error) => {
     app.log.warn({ err: error }, 'rate-limit counts could not be traded with other instances; counting alone until they can');
   });
@@ -211,7 +214,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     rateLimits.close();
     done();
   });
-  const contexts = createContextFactory(rateLimits);
+  const contexts = createContextFactory(rateLimits, authenticator.lifetimeOf);
   installRequestContext(app, authenticator, contexts);
   app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (_request, body, done) => {
     try {
@@ -254,7 +257,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
         const principal = await authenticator.authenticate(authorization);
         const address = proxyAddr(request, trustedProxy);
         const site = { transport: 'graphql-ws', method: 'POST', origin: request.headers.origin, fetchSite: header(request, 'sec-fetch-site') } as const;
-        return { principal, operation: () => contexts.create(principal, address, app.log, site) };
+        return { principal, operation: () => contexts.create(principal, address, app.log, site), credential: authenticator.lifetimeOf(principal) };
       },
     },
     maxMessageBytes: options.bodyLimit ?? 1024 * 1024,

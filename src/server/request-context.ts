@@ -3,7 +3,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import { challengeFor } from '../auth/www-authenticate.js';
 import { ApiError, isApiError } from '../errors/api-error.js';
 import type { Principal } from '../plan/principal.js';
-import { clientKey, type ContextLog, type RequestContext, type RequestMeter, type RequestSite } from '../plan/request-context.js';
+import { clientKey, type ContextLog, type CredentialLifetime, type RequestContext, type RequestMeter, type RequestSite } from '../plan/request-context.js';
 import { header } from '../util/http-request.js';
 import type { ActivePolicy, RateLimits } from './rate-limits.js';
 import type { Verdict } from './shared-counts.js';
@@ -64,12 +64,12 @@ export interface ContextFactory {
   create(principal: Principal, address: string, log: ContextLog, site: RequestSite, start?: number): RequestContext;
 }
 
-export function createContextFactory(limits: RateLimits | undefined): ContextFactory {
+export function createContextFactory(limits: RateLimits | undefined, lifetimeOf: (principal: Principal) => CredentialLifetime): ContextFactory {
   return {
     create: (principal, address, log, site, start = performance.now()) => {
       const key = clientKey(principal, address);
       const policy = limits?.policyOf(principal);
-      return { principal, client: { key, address }, meter: new EdgeMeter(start, policy, key, principal.admin), log, site };
+      return { principal, client: { key, address }, meter: new EdgeMeter(start, policy, key, principal.admin), log, site, credential: lifetimeOf(principal) };
     },
   };
 }

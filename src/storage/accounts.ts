@@ -69,6 +69,7 @@ export class AccountStore {
   private readonly p: (index: number) => string;
   private readonly byIdentifierSql: string;
   private readonly byIdSql: string;
+  private readonly suspendedSql: string | undefined;
 
   constructor(
     private readonly db: Database,
@@ -83,6 +84,9 @@ export class AccountStore {
     // Case-folded on both sides, as the identifier's unique index is: `Ann@x.org` signs in as `ann@x.org`, on that index.
     this.byIdentifierSql = `${select} WHERE ${db.sql.foldCase(`a.${this.q(columnOf(type, account.identifier))}`)} = ${db.sql.foldCase(this.p(0))}`;
     this.byIdSql = `${select} WHERE a.${this.q('id')} = ${this.p(0)}`;
+    const suspended = account.suspended === undefined ? undefined : this.q(columnOf(type, account.suspended));
+    this.suspendedSql =
+      suspended === undefined ? undefined : `SELECT ${this.q('id')} AS ${this.q('id')}, ${suspended} AS ${this.q('suspended')} FROM ${this.q(type.table)} WHERE ${suspended} IS NOT NULL`;
   }
 
   /** The account signing in with this identifier (whatever its case, A–Z being a–z), with its password hash. */
@@ -94,6 +98,13 @@ export class AccountStore {
   async findById(id: string): Promise<AccountState | undefined> {
     const [row] = await this.db.all<RawAccount>(this.byIdSql, [id]);
     return row === undefined ? undefined : stateOf(row);
+  }
+
+  /** The ids of every suspended account (none when the type has no suspension field): one statement, at start. */
+  async suspendedIds(): Promise<string[]> {
+    if (this.suspendedSql === undefined) return [];
+    const rows = await this.db.all<{ id: string; suspended: unknown }>(this.suspendedSql);
+    return rows.filter((row) => isSet(row.suspended)).map((row) => row.id);
   }
 
   /** Sets the account's password hash (the first one, or a new one). */
@@ -240,8 +251,12 @@ function columnOf(type: ResourceType, field: string): string {
 }
 
 function stateOf(row: RawAccount): AccountState {
-  const suspended = row.suspended !== null && row.suspended !== false && row.suspended !== 0 && row.suspended !== '0';
-  return { id: row.id, role: row.role, suspended, passwordHash: row.password_hash };
+  return { id: row.id, role: row.role, suspended: isSet(row.suspended), passwordHash: row.password_hash };
+}
+
+/** A suspension field's stored value means "suspended": not null, not false (SQLite stores booleans as 0 and 1). */
+export function isSet(value: unknown): boolean {
+  return value !== null && value !== undefined && value !== false && value !== 0 && value !== '0';
 }
 
 function sessionOf(row: RawSession): SessionRow {

@@ -165,7 +165,7 @@ describe('request.principal', () => {
     app = Fastify({ logger: false });
     installErrorHandling(app, { exposeInternals: false });
     const authenticator = createAuthenticator({ adminRole: 'ADMIN', jwtSecret: SECRET, adminKey: ADMIN_KEY, roleClaim: 'app_metadata.role' });
-    installRequestContext(app, authenticator, createContextFactory(undefined));
+    installRequestContext(app, authenticator, createContextFactory(undefined, authenticator.lifetimeOf));
     // A test-only route: what a front-end will read.
     app.get('/whoami', (request) => {
       verifiedTokens = authenticator.verifications;
@@ -212,7 +212,8 @@ describe('an issuer whose key set does not answer', () => {
     const app = Fastify({ logger: false });
     installErrorHandling(app, { exposeInternals: false });
     // Port 1 on the loopback: nothing listens, the fetch is refused at once.
-    installRequestContext(app, createAuthenticator({ adminRole: 'ADMIN', jwksUrl: 'http://127.0.0.1:1/jwks.json' }), createContextFactory(undefined));
+    const unreachable = createAuthenticator({ adminRole: 'ADMIN', jwksUrl: 'http://127.0.0.1:1/jwks.json' });
+    installRequestContext(app, unreachable, createContextFactory(undefined, unreachable.lifetimeOf));
     app.get('/whoami', (request) => principalOf(request));
     await app.ready();
     try {

@@ -178,6 +178,21 @@ describeEachDialect('write rights', (ctx) => {
       expect(stagedFiles(server.filesDir as string)).toEqual([]);
     });
 
+    it("GraphQL: a member's updateUser of someone else's picture is refused before the file is read, as in REST", async () => {
+      const before = storedKeys(server.filesDir as string);
+      const response = await gqlMultipart(
+        server.url,
+        'mutation ($id: ID!, $input: UpdateUserInput!) { updateUser(id: $id, input: $input) { id } }',
+        { id: user(5).id, input: { profilePicture: null } },
+        { 0: { path: 'variables.input.profilePicture', part: { data: truncated(await png(81)), filename: 'c.png', type: 'image/png' } } },
+        { 'graphql-require-preflight': '1', ...(await as(user(8).id)) },
+      );
+      // Had the file been received first, its check would answer FILE_CORRUPT.
+      expect(codeOf(response), response.text).toBe('FORBIDDEN');
+      expect(storedKeys(server.filesDir as string)).toEqual(before);
+      expect(stagedFiles(server.filesDir as string)).toEqual([]);
+    });
+
     it('GraphQL: the rules come before the input is validated', async () => {
       // An id longer than any id is VALIDATION_FAILED to a caller who may create posts.
       const response = await gql(server.url, `mutation { createPost(input: { title: "t", body: "b", author: "${'x'.repeat(100)}" }) { id } }`);

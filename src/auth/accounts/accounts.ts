@@ -2,19 +2,20 @@ import { randomBytes } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { adminRoleOf } from '../admin-role.js';
 import type { Engine } from '../../engine/engine.js';
-import { ApiError } from '../../errors/api-error.js';
+import { ApiError, isApiError } from '../../errors/api-error.js';
 import { planCreate, planDelete, planUpdate } from '../../plan/build-write.js';
 import { ownAccountId, type Principal } from '../../plan/principal.js';
 import { serverContext, type RequestContext } from '../../plan/request-context.js';
 import { validateInput } from '../../plan/validate-input.js';
 import type { AccountType, ResourceType } from '../../schema/model.js';
-import { AccountStore, type AccountState, type OneTimePurpose } from '../../storage/accounts.js';
+import { AccountStore, isSet, type AccountState, type OneTimePurpose } from '../../storage/accounts.js';
 import { newId } from '../../util/ids.js';
 import { hashCredential } from '../credential-hash.js';
 import { createAccountLimits, type AccountLimitOptions } from './account-limits.js';
 import { COMMON_PASSWORDS } from './common-passwords.js';
 import { createPasswordHasher, type PasswordHashParameters } from './password-hash.js';
 import { loadSigningKeys, type SigningKeys } from './signing-keys.js';
+import { createSuspensions, type Suspensions } from './suspensions.js';
 
 export interface AccountsOptions {
   /** Access token lifetime in seconds (default 900: 15 minutes). */
@@ -93,6 +94,10 @@ export interface Accounts {
   setPassword(accountId: string, password: string): Promise<void>;
   /** The principal a session's access token stands for (as the authenticator would make it), to read the account with. */
   principalOf(session: Session): Principal;
+  /** The suspended accounts, known in process: their tokens and streams are refused at once. */
+  readonly suspensions: Suspensions;
+  /** Stops checking the engine's writes and listening for suspensions (the server closes, or a one-off use is done). */
+  close(): Promise<void>;
 }
 
 const REFRESH_PREFIX = 'drt_';
@@ -118,6 +123,7 @@ export async function createAccounts(engine: Engine, options: AccountsOptions = 
   const hasher = createPasswordHasher(options.passwordHash, options.hashConcurrency);
   const keys = await loadSigningKeys({ store, secret: options.signingSecret, privateKey: options.signingPrivateKey, accessTokenSeconds, now });
   const limits = await createAccountLimits(options.limits, db.sharedRateLimiter);
+  const suspensions = await createSuspensions(db, store);
   const admin: Principal = Object.freeze({ id: null, role: adminRoleOf(model), claims: Object.freeze({}), admin: true, via: 'admin-key' });
 
   const issue = async (state: AccountState, familyId = newId()): Promise<Session> => {
@@ -152,6 +158,31 @@ export async function createAccounts(engine: Engine, options: AccountsOptions = 
 
   const signedInAccount = ownAccountId;
 
+  // Sign-up's limits hold for every create of the account type, in both styles and on every transport (a plain
+  // `POST /users` or `createUser` too), and an identifier conflict on an update counts against them: each 409 tells
+  // whether an identifier is taken. The admin is not limited; a sign-up, which counted itself before hashing, is not counted twice.
+  const countedSignUps = new WeakSet<RequestContext>();
+  const identifierPointer = `/${account.identifier}`;
+  const unguard = engine.guardWrites({
+    before: (context, plan) =>
+      plan.kind === 'create' && plan.type === type.name && !context.principal.admin && !countedSignUps.has(context) ? limits.checkSignUp(context.client.address) : undefined,
+    committed: (_context, plan, result) => {
+      const field = account.suspended;
+      if (field === undefined || plan.type !== type.name) return undefined;
+      if (plan.kind === 'delete') suspensions.changed(plan.id, false);
+      if ((plan.kind !== 'update' && plan.kind !== 'create') || !(field in plan.values)) return undefined;
+      const id = plan.kind === 'update' ? plan.id : result.id;
+      const suspended = isSet(plan.values[field]);
+      suspensions.changed(id, suspended);
+      // Suspension ends every session: no refresh token of the account works again, even once the suspension is lifted.
+      return suspended ? store.revokeAccountSessions(id, now()) : undefined;
+    },
+    failed: (context, plan, error) =>
+      plan.kind === 'update' && plan.type === type.name && !context.principal.admin && isApiError(error) && error.code === 'UNIQUE_VIOLATION' && error.errors.some((detail) => detail.pointer === identifierPointer)
+        ? limits.checkSignUp(context.client.address)
+        : undefined,
+  });
+
   return {
     type,
     account,
@@ -167,7 +198,9 @@ export async function createAccounts(engine: Engine, options: AccountsOptions = 
       // The create rule decides who may sign up, as it decides who may create the record any other way.
       const plan = planCreate(model, type.name, values, request.principal);
       const hash = await hasher.hash(secret);
-      const { id } = await engine.write(request.context, plan);
+      const counted: RequestContext = { ...request.context };
+      countedSignUps.add(counted);
+      const { id } = await engine.write(counted, plan);
       try {
         await store.setPassword(id, hash, now());
       } catch (error) {
@@ -319,6 +352,11 @@ export async function createAccounts(engine: Engine, options: AccountsOptions = 
       await store.setPassword(accountId, await hasher.hash(checkNewPassword(password)), now());
     },
 
+    suspensions,
+    close: async () => {
+      unguard();
+      await suspensions.close();
+    },
     principalOf: (session) => {
       const claims = decodeJwt(session.accessToken);
       const role = typeof claims['role'] === 'string' ? claims['role'] : null;

@@ -22,7 +22,7 @@ import { paramsFromJson, type GraphqlParams } from './graphql-params.js';
 export async function paramsFromMultipart(
   parts: AsyncIterable<Multipart>,
   receive: ReceiveUpload,
-  beforeFiles: (params: GraphqlParams) => void,
+  beforeFiles: (params: GraphqlParams) => Promise<void>,
 ): Promise<GraphqlParams> {
   let operations: Record<string, unknown> | undefined;
   let map: Map<string, string[][]> | undefined;
@@ -36,7 +36,7 @@ export async function paramsFromMultipart(
     if (map === undefined) {
       map = readMap(jsonPart(part, 'map'), operations);
       // The operation is known: may it take files at all? Asked before the first file is read.
-      if (map.size > 0) beforeFiles(paramsFromJson(operations));
+      if (map.size > 0) await beforeFiles(paramsFromJson(operations));
       continue;
     }
     const paths = map.get(part.fieldname);

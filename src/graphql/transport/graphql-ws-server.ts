@@ -5,17 +5,18 @@ import { parse, type DocumentNode, type ExecutionArgs, type ExecutionResult, typ
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Principal } from '../../plan/principal.js';
-import type { RequestContext } from '../../plan/request-context.js';
+import type { CredentialLifetime, RequestContext } from '../../plan/request-context.js';
 import type { GraphqlHandler, StreamOutcome } from '../handle-graphql.js';
 import { paramsFromJson } from '../http/graphql-params.js';
 import { isApiError, type ApiError } from '../../errors/api-error.js';
-import { onCredentialExpiry } from '../../auth/credential-expiry.js';
 
 /** A socket the edge accepted: who is on it, and the context of each operation it sends. */
 export interface SocketSession {
   readonly principal: Principal;
   /** A fresh context (its own meter) for one operation: the same budget, client key and limits as an HTTP request. */
   operation(): RequestContext;
+  /** How long the socket's credential stays good. */
+  readonly credential: CredentialLifetime;
 }
 
 /** What the HTTP edge (src/server/) decides for WebSockets, so a socket passes through the same checks as a request. */
@@ -100,8 +101,8 @@ export function attachGraphqlWs(app: FastifyInstance, options: GraphqlWsOptions)
         try {
           const session = await options.edge.open(authorization, ctx.extra.request);
           sessions.set(ctx, session);
-          // The socket lives on its credential: when the token expires, it closes like a refused one (4403).
-          const cancel = onCredentialExpiry(session.principal, () => ctx.extra.socket.close(4403, 'Credential expired'));
+          // The socket lives on its credential: when the token expires or the account is suspended, it closes like a refused one (4403).
+          const cancel = session.credential.onEnd((why) => ctx.extra.socket.close(4403, why === 'suspended' ? 'Account suspended' : 'Credential expired'));
           ctx.extra.socket.once('close', cancel);
           return true;
         } catch {

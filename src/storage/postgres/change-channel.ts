@@ -22,7 +22,7 @@ export type ChannelListener = (payload: string | undefined) => void;
  * one NOTIFY. A listener is told `undefined` (anything may have moved) when
  * the connection comes back after a break, since what was said meanwhile
  * is lost. A process that crashes between COMMIT and NOTIFY is covered by
- * the live reads' periodic look at the clocks (engine/live-reads.ts).
+ * the change bus's safety poll (engine/change-bus.ts).
  *
  * The same connection carries the process's other LISTENs (`listen`: the
  * event hub's), so a process holds one listening connection, and every

@@ -105,7 +105,7 @@ export const sqliteHooks = Object.freeze({
    * parameter it looked at while planning (`LIMIT ?` is one) is bound anew,
    * and better-sqlite3 clears the bindings after every run, which counts:
    * every page and nested list was parsed and planned again on each request
-   * (W4's statement 63 µs instead of 32; docs/architecture.md). No value of
+   * (W4's statement 63 µs instead of 32; bench/HISTORY.md). No value of
    * a parameter chooses a plan here, so the plans are the same.
    */
   placeholder: (_index: number): string => '+?',
