@@ -193,10 +193,8 @@ function pageConditions(ctx: SqlContext, source: RelationSource, node: ListNode,
  * page selects beside its JSON.
  *
  * Each object is built inside the page, not in the aggregate from columns
- * the page passes up: on SQLite that copy of every column through the
- * subquery cost a fifth of the statement for a user with 10 posts and 10
- * followers of ~30 fields (W9: 135 → 108 µs), and PostgreSQL was the same
- * within noise. Neither database builds objects for rows the page drops
+ * the page passes up: that copy of every column through the subquery cost
+ * SQLite a fifth of a statement (bench/HISTORY.md). Neither database builds objects for rows the page drops
  * when it must sort: PostgreSQL evaluates costly output after the sort
  * under a LIMIT, and SQLite only for rows that enter its top-n sorter.
  */

@@ -105,8 +105,8 @@ export const sqliteHooks = Object.freeze({
    * parameter it looked at while planning (`LIMIT ?` is one) is bound anew,
    * and better-sqlite3 clears the bindings after every run, which counts:
    * every page and nested list was parsed and planned again on each request
-   * (W4's statement 63 µs instead of 32; bench/HISTORY.md). No value of
-   * a parameter chooses a plan here, so the plans are the same.
+   * (bench/HISTORY.md). No value of a parameter chooses a plan here, so the
+   * plans are the same.
    */
   placeholder: (_index: number): string => '+?',
   quoteIdent,
@@ -118,9 +118,7 @@ export const sqliteHooks = Object.freeze({
   /**
    * true and false as JSONB (SQLite ≥ 3.45), which json_object takes as JSON:
    * x'01' and x'02' are the one-byte JSONB elements TRUE and FALSE. They are
-   * constants, where json('true') parsed its text again for every value: a
-   * user with 10 followers has 33 booleans, and the JSONB spelling took
-   * 8–15 µs off its 135 µs statement (W9).
+   * constants, where json('true') parsed its text again for every value.
    */
   jsonBoolean: (expr: string): string => `CASE ${expr} WHEN 1 THEN x'01' WHEN 0 THEN x'02' END`,
   // Stored as ISO-8601 text with milliseconds and Z already (so a `timestamp` member is written as the plain text it is).
