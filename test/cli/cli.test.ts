@@ -194,6 +194,61 @@ describe('a new project: init, the configuration file, the schema looked for', (
   });
 });
 
+describe('docs/tasks.md', () => {
+  /** The `sh` blocks under a `## heading` of docs/tasks.md, one command a line. */
+  const commandsUnder = (heading: string): string[] => {
+    const text = readFileSync(join(ROOT, 'docs/tasks.md'), 'utf8');
+    const section = text.split(/^## /m).find((part) => part.startsWith(`${heading}\n`));
+    if (section === undefined) throw new Error(`docs/tasks.md has no section "${heading}"`);
+    return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((block) => (block[1] ?? '').split('\n').filter((line) => line.trim() !== ''));
+  };
+  const run = (command: string): Promise<{ status: number | null; stdout: string }> =>
+    new Promise((resolve) => {
+      const child = spawn('sh', ['-c', command], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.once('close', (status) => resolve({ status, stdout }));
+    });
+
+  it("signs up, signs in and watches a query live as written, in a project init made (the sign-up and live sections' commands)", async () => {
+    const folder = mkdtempSync(join(work, 'tasks-'));
+    expect(diglotIn(folder, ['init']).status).toBe(0);
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('DIGLOT_')));
+    const child = spawn(process.execPath, [BIN, 'start', '--port', '0'], { cwd: folder, env: { ...clean, DIGLOT_LOG_LEVEL: 'warn' } });
+    try {
+      let banner = '';
+      const origin = await new Promise<string>((resolve, reject) => {
+        child.stderr.on('data', (chunk: Buffer) => {
+          banner += chunk.toString();
+          const match = /REST API\s+(http:\/\/[^/\s]+)/.exec(banner);
+          if (match?.[1] !== undefined && banner.includes('Member')) resolve(match[1]);
+        });
+        child.once('exit', (code) => reject(new Error(`exited ${String(code)}: ${banner}`)));
+      });
+      const here = (command: string): string => command.replaceAll('http://127.0.0.1:4000', origin);
+
+      const [signUp, signIn, ...rest] = commandsUnder('Let users sign up');
+      expect(rest).toEqual([]);
+      const up = await run(here(signUp as string));
+      expect(up.status).toBe(0);
+      expect(JSON.parse(up.stdout)).toMatchObject({ accessToken: expect.any(String), refreshToken: expect.any(String) });
+      const token = (JSON.parse((await run(here(signIn as string))).stdout) as { accessToken: string }).accessToken;
+      expect(token).toEqual(expect.any(String));
+
+      // Each live command prints the answer now; curl -N keeps reading until its time is up (exit 28).
+      const live = commandsUnder('Watch a query live');
+      expect(live).toHaveLength(2);
+      const watched = await Promise.all(live.map((command) => run(here(command).replace(/^curl /, 'curl --max-time 6 '))));
+      for (const [index, outcome] of watched.entries()) {
+        expect(outcome.status, live[index]).toBe(28);
+        expect(outcome.stdout, live[index]).toMatch(/^data: /m);
+      }
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 60_000);
+});
+
 describe('a busy port', () => {
   it.each(['serve', 'start'])('%s names the port, exits non-zero and leaves no database behind', async (command) => {
     const taken = createNetServer();
