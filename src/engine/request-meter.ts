@@ -8,13 +8,7 @@ export type { RequestMeter } from '../plan/request-context.js';
 /** What one write (a create, update, delete, link or unlink) costs, whatever it changes. */
 export const WRITE_COST = 10;
 
-/**
- * Pixels an image's decode costs one point for. Decoding takes about 80 ns
- * a pixel on the 2-core machine it was measured on (a 6300 × 6300 PNG: 3.2
- * s), reading a row in a page 20–50 µs (one point): a thousand pixels is
- * about the same work. So the default 25-megapixel image costs 25,000
- * points, a quarter of an anonymous minute's budget.
- */
+/** Pixels an image's decode costs one point for: decoding a thousand pixels is about the work of reading one row. */
 export const PIXELS_PER_POINT = 1000;
 
 /** What decoding an image of `pixels` (width × height × frames) costs: at least one point. */

@@ -138,9 +138,7 @@ function toBound(value: SqlValue): SqlValue {
  * transaction runs at the end of the event loop's turn, together with the
  * others sent in that turn, back to back. Between two requests the CPU's
  * caches fill with the HTTP stack's code and data, and SQLite then walks its
- * B-trees cold: the W4 statement took about 100 µs after 4 MiB of other
- * memory traffic against 57 µs run back to back, and 70 µs in batches of
- * four. Anything issued after a deferred operation (`run()`, a transaction)
+ * B-trees cold; statements run back to back find them warm. Anything issued after a deferred operation (`run()`, a transaction)
  * waits behind it, so operations still run in the order they were issued.
  */
 class SqliteDatabase implements Database {

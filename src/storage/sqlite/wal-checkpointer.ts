@@ -25,9 +25,8 @@ const WORKER_URL = new URL(`./wal-checkpoint-worker${extname(fileURLToPath(impor
  *
  * SQLite's auto-checkpoint runs inside the COMMIT that crosses its threshold,
  * on the thread that committed: it copies up to a thousand pages into the
- * database file and syncs twice while the event loop serves nothing.
- * Measured on the benchmark's data, that was 50–60 µs of every create on
- * average, and stalls that put W6's p99 at 15 ms. Here the commit only bumps
+ * database file and syncs twice while the event loop serves nothing, a
+ * stall every few hundred creates. Here the commit only bumps
  * a counter; every few commits the main thread looks at the WAL-index header
  * (one small read), and when the WAL holds `frames` frames not yet copied it
  * asks a worker thread, with its own connection, for a PASSIVE checkpoint,
