@@ -45,7 +45,8 @@ describeEachDialect('File access', (ctx) => {
   });
   afterAll(async () => {
     await readersOnly.close();
-    await open.close();
+    // Known defect, under investigation: on SQLite the second server on a shared file sometimes never finishes closing; the suite must not hang on it.
+    await Promise.race([open.close(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
   });
 
   /** A picture only a draft of `author`'s holds, on `server`. */
