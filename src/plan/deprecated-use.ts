@@ -70,3 +70,17 @@ export function mergeDeprecations(lists: readonly (readonly DeprecatedUse[])[]):
   for (const list of nonEmpty) for (const use of list) byCoordinate.set(use.coordinate, use);
   return [...byCoordinate.values()].sort((a, b) => (a.coordinate < b.coordinate ? -1 : a.coordinate > b.coordinate ? 1 : 0));
 }
+
+/** Every deprecated thing the schema declares, in coordinate order: for the docs page, `diglot deprecations` and the recorded dates. */
+export function schemaDeprecations(model: Model): readonly DeprecatedUse[] {
+  const collector = new DeprecationCollector();
+  for (const type of model.types) {
+    collector.type(type);
+    for (const field of type.fields) {
+      collector.field(type, field);
+      if (field.kind === 'file') collector.argument(type, field, 'size', field.sizeDeprecation);
+    }
+  }
+  for (const enumType of model.enums.values()) collector.enumValues(model, enumType.name, [...(enumType.deprecatedValues?.keys() ?? [])]);
+  return collector.list();
+}

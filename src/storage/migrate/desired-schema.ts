@@ -21,6 +21,11 @@ export const EVENT_STATE_TABLE = '_diglot_event_state';
 /** API keys for machines (`diglot keys`): their hashes, never the keys (see storage/api-keys.ts). */
 export const API_KEYS_TABLE = '_diglot_api_keys';
 
+/** Counts of uses of deprecated things, per client (see storage/deprecation-uses.ts). */
+export const DEPRECATION_USES_TABLE = '_diglot_deprecation_uses';
+/** When each deprecated thing was first served as deprecated, for those whose `@deprecated` gives no `since`. */
+export const DEPRECATIONS_TABLE = '_diglot_deprecations';
+
 /** Accounts (`@account`): password hashes, refresh-token sessions, one-time tokens, signing keys (see storage/accounts.ts). */
 export const CREDENTIALS_TABLE = '_diglot_credentials';
 export const SESSIONS_TABLE = '_diglot_sessions';
@@ -257,6 +262,30 @@ const SYSTEM_TABLES: readonly TableSpec[] = [
     ],
     primaryKey: ['id'],
     indexes: [index(API_KEYS_TABLE, ['key_hash'], true), index(API_KEYS_TABLE, ['name'], true)],
+  }),
+  freezeTable({
+    name: DEPRECATION_USES_TABLE,
+    kind: 'system',
+    type: undefined,
+    // One row per deprecated thing, client name and kind of caller; times are ms since the epoch.
+    columns: [
+      column('coordinate', 'String', { nullable: false }),
+      column('client', 'String', { nullable: false }),
+      column('caller', 'String', { nullable: false }),
+      column('uses', 'BigInt', { nullable: false }),
+      column('first_seen', 'BigInt', { nullable: false }),
+      column('last_seen', 'BigInt', { nullable: false }),
+    ],
+    primaryKey: ['coordinate', 'client', 'caller'],
+    indexes: [],
+  }),
+  freezeTable({
+    name: DEPRECATIONS_TABLE,
+    kind: 'system',
+    type: undefined,
+    columns: [column('coordinate', 'String', { nullable: false }), column('deprecated_at', 'BigInt', { nullable: false })],
+    primaryKey: ['coordinate'],
+    indexes: [],
   }),
 ];
 
