@@ -32,6 +32,7 @@ import { AccountStore } from '../storage/accounts.js';
 import { rotateSigningKey } from '../auth/accounts/signing-keys.js';
 import { eventsConfigOf } from './load-config.js';
 import { registerWebhookCommands } from './webhooks-command.js';
+import { registerDeprecationsCommand } from './deprecations-command.js';
 
 /** Errors the CLI reports as one line and a non-zero exit, never a stack trace. */
 class CliError extends Error {}
@@ -114,6 +115,18 @@ export async function runCli(argv: readonly string[]): Promise<void> {
     resolve: (command) => {
       const options = optionsOf(command, ['schema', 'db'], env);
       return { schema: schemaFilesOf(options.schema), db: options.db, config: eventsConfigOf(configFileOf(command, env), env) };
+    },
+    loadModel,
+    withDatabase,
+    formatTable,
+    fail: (message) => new CliError(message),
+  });
+
+  registerDeprecationsCommand(program, {
+    withCommon: (command) => addOptions(command, ['schema', 'db']),
+    resolve: (command) => {
+      const options = optionsOf(command, ['schema', 'db'], env);
+      return { schema: schemaFilesOf(options.schema), db: options.db };
     },
     loadModel,
     withDatabase,
@@ -302,7 +315,10 @@ async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: b
   });
   if (result.steps.length > 0) process.stderr.write(describeMigration(result.steps));
   const files = createFileService({ directory: options.files });
-  const engine = createEngine(model, db, { files });
+  const engine = createEngine(model, db, {
+    files,
+    deprecations: { onError: (error) => process.stderr.write(`diglot: counts of deprecated use not saved yet (kept for the next try): ${describe(error)}\n`) },
+  });
   const justSeeded = seedIfEmpty && (await engine.isEmpty());
   if (justSeeded) await seed(engine, 1);
   // Accounts sign with the private key of --signing-key-file (and serve its JWKS), else the JWT secret, else keys kept in the database.

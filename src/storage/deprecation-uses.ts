@@ -88,3 +88,10 @@ export async function recordDeprecationDates(db: Database, coordinates: readonly
   );
   return new Map(found.map((row) => [row.coordinate, Number(row.deprecated_at)]));
 }
+
+/** The recorded dates (ms since the epoch) of deprecated things, by coordinate, without recording any. */
+export async function readDeprecationDates(db: Database): Promise<Map<string, number>> {
+  const q = (name: string): string => db.sql.quoteIdent(name);
+  const rows = await db.all<{ coordinate: string; deprecated_at: number | string }>(`SELECT ${q('coordinate')}, ${q('deprecated_at')} FROM ${q(DEPRECATIONS_TABLE)}`);
+  return new Map(rows.map((row) => [row.coordinate, Number(row.deprecated_at)]));
+}
