@@ -1,7 +1,9 @@
 import { ApiError } from '../../errors/api-error.js';
 import type { Model } from '../../schema/model.js';
 import type { Database, SqlRunner } from '../dialect.js';
-import { desiredSchema, MIGRATIONS_TABLE } from './desired-schema.js';
+import type { SchemaSource } from '../../schema/load-schema.js';
+import { latestAppliedSchema, recordAppliedSchema, type AppliedSchema } from './applied-schema.js';
+import { desiredSchema, MIGRATIONS_TABLE, SCHEMAS_TABLE } from './desired-schema.js';
 import { diffSchema } from './diff-schema.js';
 import type { ActualSchema, MigrationStep, SchemaSpec } from './schema-spec.js';
 
@@ -19,12 +21,22 @@ export interface MigrateOptions {
   readonly dryRun?: boolean;
   /** Called before each step runs. */
   readonly onProgress?: (progress: MigrateProgress) => void;
+  /** The SDL the model came from, recorded as the schema now applied (when it differs from the latest recorded). */
+  readonly record?: { readonly sources: readonly SchemaSource[]; readonly appliedBy: string };
+  /**
+   * Called, under the migration lock and before any step, with the schema
+   * last applied when it differs from the model's; throws to refuse (the
+   * client contract check: `server/contract/`).
+   */
+  readonly guard?: (applied: AppliedSchema) => Promise<void> | void;
 }
 
 export interface MigrateResult {
   readonly steps: readonly MigrationStep[];
   /** True when steps ran and were committed. */
   readonly applied: boolean;
+  /** True when the schema was recorded as a new applied version. */
+  readonly recorded?: boolean;
 }
 
 /**
@@ -42,15 +54,18 @@ export async function migrate(db: Database, model: Model, options: MigrateOption
   }
   return db.schema.runMigration(async (tx) => {
     const actual = await db.schema.introspect(tx);
+    const latest = actual.tables.has(SCHEMAS_TABLE) ? await latestAppliedSchema(db, tx) : undefined;
+    if (latest !== undefined && latest.hash !== model.hash) await options.guard?.(latest);
     const steps = await withCaseDuplicates(db, tx, desired, actual, diffSchema(desired, actual, db.schema));
     refuseUnsafe(steps, options.allowDestructive === true);
     for (const [index, step] of steps.entries()) {
       options.onProgress?.({ step, index, total: steps.length });
       await runStep(tx, step);
     }
-    if (steps.length === 0) return { steps, applied: false };
+    const recorded = options.record === undefined ? false : await recordAppliedSchema(db, tx, { hash: model.hash, ...options.record }, latest);
+    if (steps.length === 0) return { steps, applied: false, recorded };
     await recordVersion(db, tx, model.hash, steps);
-    return { steps, applied: true };
+    return { steps, applied: true, recorded };
   });
 }
 
