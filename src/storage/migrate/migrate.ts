@@ -5,7 +5,7 @@ import type { SchemaSource } from '../../schema/load-schema.js';
 import { latestAppliedSchema, recordAppliedSchema, type AppliedSchema } from './applied-schema.js';
 import { desiredSchema, MIGRATIONS_TABLE, SCHEMAS_TABLE } from './desired-schema.js';
 import { diffSchema } from './diff-schema.js';
-import type { ActualSchema, MigrationStep, SchemaSpec } from './schema-spec.js';
+import type { ActualSchema, IndexSpec, MigrationStep, SchemaSpec } from './schema-spec.js';
 
 export interface MigrateProgress {
   readonly step: MigrationStep;
@@ -52,21 +52,38 @@ export async function migrate(db: Database, model: Model, options: MigrateOption
     const steps = await withCaseDuplicates(db, db, desired, actual, diffSchema(desired, actual, db.schema));
     return { steps, applied: false };
   }
-  return db.schema.runMigration(async (tx) => {
+  const result = await db.schema.runMigration(async (tx) => {
     const actual = await db.schema.introspect(tx);
     const latest = actual.tables.has(SCHEMAS_TABLE) ? await latestAppliedSchema(db, tx) : undefined;
     if (latest !== undefined && latest.hash !== model.hash) await options.guard?.(latest);
     const steps = await withCaseDuplicates(db, tx, desired, actual, diffSchema(desired, actual, db.schema));
     refuseUnsafe(steps, options.allowDestructive === true);
     for (const [index, step] of steps.entries()) {
+      if (step.concurrentIndex !== undefined) continue;
       options.onProgress?.({ step, index, total: steps.length });
       await runStep(tx, step);
     }
-    const recorded = options.record === undefined ? false : await recordAppliedSchema(db, tx, { hash: model.hash, ...options.record }, latest);
-    if (steps.length === 0) return { steps, applied: false, recorded };
+    const recorded = options.record === undefined ? {} : { recorded: await recordAppliedSchema(db, tx, { hash: model.hash, ...options.record }, latest) };
+    if (steps.length === 0) return { steps, applied: false, ...recorded };
     await recordVersion(db, tx, model.hash, steps);
-    return { steps, applied: true, recorded };
+    return { steps, applied: true, ...recorded };
   });
+  await buildConcurrentIndexes(db, result.steps, options.onProgress);
+  return result;
+}
+
+/** The steps that build an index concurrently, after the transaction (PostgreSQL refuses them inside one). */
+async function buildConcurrentIndexes(db: Database, steps: readonly MigrationStep[], onProgress: MigrateOptions['onProgress']): Promise<void> {
+  const concurrent = steps.filter((step) => step.concurrentIndex !== undefined);
+  const build = db.schema.buildIndexesConcurrently;
+  if (concurrent.length === 0 || build === undefined) return;
+  await build(
+    concurrent.map((step) => step.concurrentIndex as IndexSpec),
+    (_index, position) => {
+      const step = concurrent[position] as MigrationStep;
+      onProgress?.({ step, index: steps.indexOf(step), total: steps.length });
+    },
+  );
 }
 
 /** At most this many groups of duplicates are named in a migration's refusal. */
@@ -87,7 +104,7 @@ async function withCaseDuplicates(db: Database, runner: SqlRunner, desired: Sche
     for (const index of table.indexes) {
       if (!index.unique || !index.caseInsensitive) continue;
       const create = db.schema.createIndex(index);
-      const at = result.findIndex((step) => step.sql.includes(create));
+      const at = result.findIndex((step) => step.sql.includes(create) || step.concurrentIndex?.name === index.name);
       const [column] = index.columns;
       const id = table.primaryKey[0];
       if (at === -1 || column === undefined || id === undefined || !existing.columns.some((c) => c.name === column)) continue;

@@ -135,6 +135,12 @@ export interface MigrationStep {
   readonly destructive: boolean;
   /** Set when the step cannot be applied as the model stands (for example a required column without a default on a table with rows). */
   readonly problem: string | undefined;
+  /**
+   * An index built without blocking writes (PostgreSQL's CREATE INDEX
+   * CONCURRENTLY): it cannot run in a transaction, so it runs after the
+   * migration's transaction commits, still under the migration lock.
+   */
+  readonly concurrentIndex?: IndexSpec;
 }
 
 /** One change to one column of an existing table, in neutral terms; each dialect spells it. */
@@ -179,4 +185,12 @@ export interface SchemaDialect {
    * checked before commit; PostgreSQL: an advisory lock, no statement timeout).
    */
   runMigration<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T>;
+  /**
+   * Builds indexes on existing tables without blocking writes, outside any
+   * transaction and under the migration lock; an index a failed build left
+   * invalid is dropped and built again, one another migrator finished is
+   * left alone. Absent where index builds are cheap enough to run in the
+   * migration's transaction (SQLite).
+   */
+  buildIndexesConcurrently?: (indexes: readonly IndexSpec[], onIndex: (index: IndexSpec, position: number) => void) => Promise<void>;
 }

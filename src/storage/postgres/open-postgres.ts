@@ -43,8 +43,9 @@ const PREPARABLE = /^\s*(?:select|with|insert|update|delete|values)\b/i;
 /** Names of prepared statements kept per SQL text; cleared when full (it only saves a hash). */
 const NAME_CACHE_LIMIT = 5000;
 
-/** Arbitrary fixed key of the advisory lock migrations hold. */
-const MIGRATION_LOCK = 'SELECT pg_advisory_xact_lock(7283110596124352513)';
+/** Arbitrary fixed key of the advisory lock migrations hold: for their transaction, and on a session of its own while indexes build concurrently. */
+const MIGRATION_LOCK_KEY = '7283110596124352513';
+const MIGRATION_LOCK = `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`;
 
 interface TransactionScope {
   readonly owner: PostgresDatabase;
@@ -159,13 +160,15 @@ class PostgresDatabase implements Database {
     this.#changes = changes;
     this.rateCounts = createRateCountExchange(pool);
     this.#errors = createErrorLookup(options.model);
-    this.schema = createPostgresSchema((work) =>
-      this.transaction(async (tx) => {
-        // One migrator at a time; and DDL on a big table may take longer than a request may.
-        await tx.run(MIGRATION_LOCK);
-        await tx.run('SET LOCAL statement_timeout = 0');
-        return work(tx);
-      }),
+    this.schema = createPostgresSchema(
+      (work) =>
+        this.transaction(async (tx) => {
+          // One migrator at a time; and DDL on a big table may take longer than a request may.
+          await tx.run(MIGRATION_LOCK);
+          await tx.run('SET LOCAL statement_timeout = 0');
+          return work(tx);
+        }),
+      (work) => this.#migrationSession(work),
     );
   }
 
@@ -201,6 +204,38 @@ class PostgresDatabase implements Database {
     if (scope !== undefined) return scope.tx.run(sql, params);
     const result = await this.#withClient((client) => this.#send(client, sql, params));
     return { changes: result.rowCount ?? 0 };
+  }
+
+  /**
+   * One connection outside any transaction, holding the migration lock (as a
+   * session lock, which waits for and blocks the transactions' one) and
+   * without a statement timeout, for statements PostgreSQL refuses inside a
+   * transaction (CREATE INDEX CONCURRENTLY).
+   */
+  async #migrationSession<T>(work: (session: SqlRunner) => Promise<T>): Promise<T> {
+    const client = await this.#connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('SET statement_timeout = 0');
+      await client.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
+      try {
+        return await work({
+          all: async <Row = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<Row[]> =>
+            (await client.query(sql, [...params])).rows as Row[],
+          run: async (sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<{ readonly changes: number }> => ({
+            changes: (await client.query(sql, [...params])).rowCount ?? 0,
+          }),
+        });
+      } finally {
+        await client.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`);
+        await client.query('RESET statement_timeout');
+      }
+    } catch (error) {
+      broken = error instanceof Error ? error : new Error(String(error));
+      throw this.#map(error);
+    } finally {
+      client.release(broken);
+    }
   }
 
   /** BEGIN … COMMIT on one pooled connection. A nested call is rejected (no savepoints). */
