@@ -41,9 +41,11 @@ export interface MigrateResult {
 
 /**
  * Brings the database to the model's schema. The schema is read and the
- * steps are run inside one transaction that also holds the migration lock,
- * so two instances starting together cannot both migrate, and a failing step
- * leaves the database as it was. Running it again finds nothing to do.
+ * steps are run inside one transaction, under the migration lock (SQLite:
+ * the transaction's write lock; PostgreSQL: an advisory lock held until its
+ * concurrent index builds end), so two instances starting together cannot
+ * both migrate, and a failing step leaves the database as it was. Running
+ * it again finds nothing to do.
  */
 export async function migrate(db: Database, model: Model, options: MigrateOptions = {}): Promise<MigrateResult> {
   const desired = desiredSchema(model);
@@ -52,6 +54,12 @@ export async function migrate(db: Database, model: Model, options: MigrateOption
     const steps = await withCaseDuplicates(db, db, desired, actual, diffSchema(desired, actual, db.schema));
     return { steps, applied: false };
   }
+  const locked = db.schema.withMigrationLock;
+  if (locked === undefined) return migrateLocked(db, model, desired, options, undefined);
+  return locked((session) => migrateLocked(db, model, desired, options, session));
+}
+
+async function migrateLocked(db: Database, model: Model, desired: SchemaSpec, options: MigrateOptions, session: SqlRunner | undefined): Promise<MigrateResult> {
   const result = await db.schema.runMigration(async (tx) => {
     const actual = await db.schema.introspect(tx);
     const latest = actual.tables.has(SCHEMAS_TABLE) ? await latestAppliedSchema(db, tx) : undefined;
@@ -68,16 +76,17 @@ export async function migrate(db: Database, model: Model, options: MigrateOption
     await recordVersion(db, tx, model.hash, steps);
     return { steps, applied: true, ...recorded };
   });
-  await buildConcurrentIndexes(db, result.steps, options.onProgress);
+  if (session !== undefined) await buildConcurrentIndexes(db, session, result.steps, options.onProgress);
   return result;
 }
 
 /** The steps that build an index concurrently, after the transaction (PostgreSQL refuses them inside one). */
-async function buildConcurrentIndexes(db: Database, steps: readonly MigrationStep[], onProgress: MigrateOptions['onProgress']): Promise<void> {
+async function buildConcurrentIndexes(db: Database, session: SqlRunner, steps: readonly MigrationStep[], onProgress: MigrateOptions['onProgress']): Promise<void> {
   const concurrent = steps.filter((step) => step.concurrentIndex !== undefined);
   const build = db.schema.buildIndexesConcurrently;
   if (concurrent.length === 0 || build === undefined) return;
   await build(
+    session,
     concurrent.map((step) => step.concurrentIndex as IndexSpec),
     (_index, position) => {
       const step = concurrent[position] as MigrationStep;

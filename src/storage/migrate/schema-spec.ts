@@ -182,15 +182,21 @@ export interface SchemaDialect {
   /**
    * Runs a migration: one transaction, serialized against other migrators,
    * with whatever the dialect needs around DDL (SQLite: foreign keys off and
-   * checked before commit; PostgreSQL: an advisory lock, no statement timeout).
+   * checked before commit; PostgreSQL: no statement timeout, inside `withMigrationLock`).
    */
   runMigration<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T>;
   /**
-   * Builds indexes on existing tables without blocking writes, outside any
-   * transaction and under the migration lock; an index a failed build left
-   * invalid is dropped and built again, one another migrator finished is
-   * left alone. Absent where index builds are cheap enough to run in the
-   * migration's transaction (SQLite).
+   * Holds the migration lock around a whole migration (its transaction and
+   * then its concurrent index builds), on a session outside any transaction
+   * that `buildIndexesConcurrently` runs on. Absent where the migration's
+   * transaction is the lock (SQLite).
    */
-  buildIndexesConcurrently?: (indexes: readonly IndexSpec[], onIndex: (index: IndexSpec, position: number) => void) => Promise<void>;
+  withMigrationLock?: <T>(work: (session: SqlRunner) => Promise<T>) => Promise<T>;
+  /**
+   * Builds indexes on existing tables without blocking writes, on the
+   * session that holds the migration lock; an index a failed build left
+   * invalid is dropped and built again, one already built is left alone.
+   * Absent where index builds run in the migration's transaction (SQLite).
+   */
+  buildIndexesConcurrently?: (session: SqlRunner, indexes: readonly IndexSpec[], onIndex: (index: IndexSpec, position: number) => void) => Promise<void>;
 }

@@ -43,9 +43,10 @@ const PREPARABLE = /^\s*(?:select|with|insert|update|delete|values)\b/i;
 /** Names of prepared statements kept per SQL text; cleared when full (it only saves a hash). */
 const NAME_CACHE_LIMIT = 5000;
 
-/** Arbitrary fixed key of the advisory lock migrations hold: for their transaction, and on a session of its own while indexes build concurrently. */
+/** Arbitrary fixed key of the advisory lock a migration holds, on a session of its own, from before its transaction until its concurrent index builds end. */
 const MIGRATION_LOCK_KEY = '7283110596124352513';
-const MIGRATION_LOCK = `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`;
+/** How long a migrator waiting for the lock sleeps between tries, at most (ms). */
+const MIGRATION_LOCK_POLL_MS = 500;
 
 interface TransactionScope {
   readonly owner: PostgresDatabase;
@@ -163,8 +164,7 @@ class PostgresDatabase implements Database {
     this.schema = createPostgresSchema(
       (work) =>
         this.transaction(async (tx) => {
-          // One migrator at a time; and DDL on a big table may take longer than a request may.
-          await tx.run(MIGRATION_LOCK);
+          // DDL on a big table may take longer than a request may.
           await tx.run('SET LOCAL statement_timeout = 0');
           return work(tx);
         }),
@@ -207,17 +207,24 @@ class PostgresDatabase implements Database {
   }
 
   /**
-   * One connection outside any transaction, holding the migration lock (as a
-   * session lock, which waits for and blocks the transactions' one) and
-   * without a statement timeout, for statements PostgreSQL refuses inside a
-   * transaction (CREATE INDEX CONCURRENTLY).
+   * One connection outside any transaction, holding the migration lock and
+   * without a statement timeout, for the whole migration: one migrator at a
+   * time, and statements PostgreSQL refuses inside a transaction (CREATE
+   * INDEX CONCURRENTLY) run on it after the transaction. The lock is tried,
+   * not waited for in a query: a query blocked on it would hold a snapshot,
+   * and a concurrent index build waits for every older snapshot to end, so
+   * the two migrators would deadlock.
    */
   async #migrationSession<T>(work: (session: SqlRunner) => Promise<T>): Promise<T> {
     const client = await this.#connect();
     let broken: Error | undefined;
     try {
       await client.query('SET statement_timeout = 0');
-      await client.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
+      for (let wait = 20; ; wait = Math.min(wait * 2, MIGRATION_LOCK_POLL_MS)) {
+        const { rows } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(${MIGRATION_LOCK_KEY}) AS locked`);
+        if (rows[0]?.locked === true) break;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
       try {
         return await work({
           all: async <Row = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<Row[]> =>

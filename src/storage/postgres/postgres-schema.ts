@@ -31,13 +31,13 @@ export function createPostgresSchema(
       throw new Error('PostgreSQL changes tables in place; it never rebuilds them');
     },
     runMigration,
-    buildIndexesConcurrently: (indexes, onIndex) =>
-      migrationSession(async (session) => {
-        for (const [position, index] of indexes.entries()) {
-          onIndex(index, position);
-          await buildConcurrently(session, index);
-        }
-      }),
+    withMigrationLock: migrationSession,
+    buildIndexesConcurrently: async (session, indexes, onIndex) => {
+      for (const [position, index] of indexes.entries()) {
+        onIndex(index, position);
+        await buildConcurrently(session, index);
+      }
+    },
   };
 }
 
