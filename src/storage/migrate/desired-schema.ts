@@ -4,6 +4,8 @@ import type { ColumnSpec, IndexSpec, SchemaSpec, TableSpec } from './schema-spec
 
 export const MIGRATIONS_TABLE = '_diglot_migrations';
 export const CLOCK_TABLE = '_diglot_clock';
+/** The schemas applied to this database, in order (the latest is what clients see): `applied-schema.ts`. */
+export const SCHEMAS_TABLE = '_diglot_schemas';
 /**
  * A clock row is named after its table, or, where a table's clock is split
  * over several rows (`engine/change-clock.ts`), `<table>#<shard>`: no table
@@ -152,6 +154,21 @@ function joinTable(model: Model, join: JoinTable): TableSpec {
 }
 
 const SYSTEM_TABLES: readonly TableSpec[] = [
+  freezeTable({
+    name: SCHEMAS_TABLE,
+    kind: 'system',
+    type: undefined,
+    columns: [
+      column('version', 'Int', { nullable: false }),
+      column('applied_at', 'DateTime', { nullable: false }),
+      column('hash', 'String', { nullable: false }),
+      // The SDL files as [{ file, text }]: what `diglot diff --from <database>` and the start-up guard compare against.
+      column('sources', 'JSON', { nullable: false }),
+      column('applied_by', 'String', { nullable: false }),
+    ],
+    primaryKey: ['version'],
+    indexes: [],
+  }),
   freezeTable({
     name: MIGRATIONS_TABLE,
     kind: 'system',
