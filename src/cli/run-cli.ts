@@ -302,7 +302,7 @@ async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: b
   });
   if (result.steps.length > 0) process.stderr.write(describeMigration(result.steps));
   const files = createFileService({ directory: options.files });
-  const engine = createEngine(model, db, { files });
+  const engine = createEngine(model, db, { files, maxCascade: options.maxCascade });
   const justSeeded = seedIfEmpty && (await engine.isEmpty());
   if (justSeeded) await seed(engine, 1);
   // Accounts sign with the private key of --signing-key-file (and serve its JWKS), else the JWT secret, else keys kept in the database.
