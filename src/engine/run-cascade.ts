@@ -50,7 +50,8 @@ export async function runCascade(tx: SqlRunner, cascade: CompiledCascade, run: C
           if (Number(row?.['total'] ?? 0) > 0) throw relationConflict(edge, Number(row?.['visible'] ?? 0));
           continue;
         }
-        const { sql, params } = cascade.referrers(edge, ids, run.limit - touched + 1);
+        // One more than the limit, the same text every time: enough to tell the limit passed.
+        const { sql, params } = cascade.referrers(edge, ids, run.limit + 1);
         const rows = await tx.all(sql, params);
         const seen = edge.field.onDelete === 'CASCADE' ? entryOf(removed, edge.type).ids : setOf(cleared, edge);
         for (const row of rows) {
