@@ -135,7 +135,7 @@ describePostgres('Three instances behind HAProxy', (ctx) => {
   }, 180_000);
 
   afterAll(async () => {
-    await balancer?.stop();
+    await balancer.stop();
     for (const instance of instances) {
       instance.child.kill('SIGKILL');
       await instance.exited;

@@ -78,7 +78,7 @@ function launch(instance: Instance, args: readonly string[], env: Record<string,
   });
   instance.child = child;
   instance.stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (instance.stderr += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (instance.stderr += chunk.toString('utf8')));
   instance.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
