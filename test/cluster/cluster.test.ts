@@ -121,7 +121,7 @@ describePostgres('Three instances behind HAProxy', (ctx) => {
       // Longer than HAProxy needs to see /readyz fail (2 checks 250 ms apart) and stop sending new requests.
       '--drain-delay', '1500',
     ];
-    // Started together: one migrates (the migration lock), the others wait for it.
+    // Started together, as a deployment starts them.
     const ports = await Promise.all([freePort(), freePort(), freePort()]);
     instances.push(...(await Promise.all(['a', 'b', 'c'].map((name, i) => startInstance(name, ports[i] ?? 0, args)))));
     balancer = await startBalancer(haproxy, instances);
@@ -148,9 +148,9 @@ describePostgres('Three instances behind HAProxy', (ctx) => {
   const c = (): Instance => instances[2] as Instance;
   const auth = (): Record<string, string> => ({ authorization: `Bearer ${token}` });
 
-  it.skipIf(haproxy === undefined)('instances started together migrated once, and serve through the balancer', async () => {
-    const migrated = instances.filter((instance) => instance.stderr.includes('migrated:'));
-    expect(migrated.length).toBeLessThanOrEqual(1);
+  it.skipIf(haproxy === undefined)('three instances started together on a migrated database migrate nothing, and serve through the balancer', async () => {
+    // `seed` migrated the database; the migration lock (tested in src/storage) keeps instances from racing on a new one.
+    expect(instances.filter((instance) => instance.stderr.includes('migrated:'))).toEqual([]);
     const seen = await http(balancer.url, 'GET', '/readyz');
     expect(seen.json).toEqual({ status: 'ready', database: 'postgres' });
   });
