@@ -23,6 +23,7 @@ import { profile } from './lib/profile.mjs';
 import { evaluateTargets, markdown, PG_YARDSTICK, TARGETS, YARDSTICK } from './lib/report.mjs';
 import { memberAuthorization, MEMBER } from './lib/member-token.mjs';
 import { W4_QUERY, W5_QUERY, WORKLOADS } from './lib/workloads.mjs';
+import { runCluster } from './lib/cluster.mjs';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const root = dirname(benchDir);
@@ -40,6 +41,7 @@ const { values: args } = parseArgs({
     'no-pg': { type: 'boolean', default: false },
     'keep-db': { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    cluster: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -47,6 +49,7 @@ const { values: args } = parseArgs({
 if (args.help) {
   process.stdout.write(`Usage: npm run bench -- [options]
   --quick              2 short repetitions (the whole run in under 3 minutes)
+  --cluster            W1, W4 and W6 on Diglot/PostgreSQL: directly, through HAProxy, and through HAProxy to two instances
   --reps N             repetitions (default 3; quick 2)
   --duration S         seconds per measured run (default 10; quick 1)
   --warmup S           seconds of warm-up per peer and workload (default 3; quick 0.3)
@@ -206,9 +209,10 @@ async function main() {
     return;
   }
 
-  const wanted = args.workloads?.split(',').map((w) => w.trim().toUpperCase());
+  // --cluster: Diglot on PostgreSQL, directly and behind HAProxy with one and two instances (bench/lib/cluster.mjs).
+  const wanted = args.cluster ? ['W1', 'W4', 'W6'] : args.workloads?.split(',').map((w) => w.trim().toUpperCase());
   const workloads = WORKLOADS.filter((w) => wanted === undefined || wanted.includes(w.id.toUpperCase()));
-  const peerFilter = args.peers?.split(',').map((peer) => peer.trim());
+  const peerFilter = args.cluster ? ['diglot-pg'] : args.peers?.split(',').map((peer) => peer.trim());
   const peerWanted = (name) => (peerFilter === undefined || peerFilter.includes(name)) && (pgUrl !== undefined || peerByName.get(name)?.db !== 'pg');
   // Quick runs keep only the peers a target compares (and each workload's yardstick); the others are context.
   const forTargets = (workload, name) =>
@@ -278,6 +282,21 @@ async function main() {
     }
   }
   notes.push(...(await compareAnswers(contextOf, ids[0], workloads)));
+
+  if (args.cluster) {
+    await untilSoleDiglot(backends, root);
+    const startSecond = async () => {
+      const port = await freePort();
+      const server = await processes.start({ name: 'diglot-pg-2', port, ...launchSpec('diglot-pg', { root, benchDir, dataset, dataDir, port, diglotFlags }) });
+      return { origin: server.origin, pid: server.pid, stop: () => processes.stop('diglot-pg-2') };
+    };
+    const table = await runCluster({ first: servers.get('diglot-pg'), startSecond, plan, config, log });
+    const report = `# Diglot behind HAProxy: one and two instances on PostgreSQL\n\n${env.date} · ${env.cpu} · Node ${env.node} · PostgreSQL ${env.postgres ?? '?'}\n\n${table}\n`;
+    process.stdout.write(`${report}\n`);
+    mkdirSync(join(benchDir, 'results'), { recursive: true });
+    writeFileSync(join(benchDir, 'results', `${env.date.slice(0, 10)}-cluster.md`), report);
+    return;
+  }
 
   const total = plan.length * (config.warmup + config.reps * config.duration);
   log(`Warm-up, then ${config.reps} repetitions of ${plan.length} runs (about ${Math.ceil(total / 60)} min)`);

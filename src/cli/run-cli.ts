@@ -21,7 +21,7 @@ import { contractGuard } from '../server/contract/contract-guard.js';
 import { contractChangesJson, diffContract, formatContractChanges, type ContractSchema } from '../server/contract/diff-contract.js';
 import type { MigrationStep } from '../storage/migrate/schema-spec.js';
 import { openDatabase } from '../storage/open-database.js';
-import { createServer } from '../server/create-server.js';
+import { createServer, shutdown } from '../server/create-server.js';
 import type { CorsOptions } from '../server/cors-policy.js';
 import { checkPort, describePortError } from './check-port.js';
 import { configFileOf, optionsOf, schemaFilesOf, UnusableOptionsError } from './config/command-options.js';
@@ -459,16 +459,19 @@ async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: b
     throw new CliError(describePortError(error as NodeJS.ErrnoException, options.port));
   });
 
-  // Graceful shutdown: stop accepting, let in-flight requests finish, then close the database.
+  // Graceful shutdown (src/server/shutdown.ts): /readyz fails, then after the drain delay (SIGTERM, from an orchestrator; a person's
+  // Ctrl-C stops at once) the server stops accepting, says goodbye to live readers, answers what is in flight, then closes the database.
   // Installed before the banner: whoever waits for it may signal at once.
   let closing = false;
-  const shutdown = (signal: string): void => {
+  const stop = (signal: string): void => {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down');
-    void app
-      .close()
-      .then(() => db.close())
+    void shutdown(app, { drainDelayMs: signal === 'SIGTERM' ? options.drainDelay : 0, graceMs: options.shutdownTimeout })
+      .then((report) => {
+        if (report.cut) app.log.warn({ graceMs: options.shutdownTimeout }, 'requests still in flight after the shutdown timeout were cut off');
+        return db.close();
+      })
       .then(
         () => process.exit(0),
         (error: unknown) => {
@@ -477,8 +480,8 @@ async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: b
         },
       );
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
 
   const address = app.server.address();
   const port = address !== null && typeof address === 'object' ? address.port : options.port;
@@ -494,7 +497,7 @@ async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: b
       `  GraphQL    ${origin}/graphql`,
       `  Docs       ${origin}/docs`,
       `  OpenAPI    ${origin}/openapi.json`,
-      `  Health     ${origin}/healthz`,
+      `  Health     ${origin}/healthz (alive), ${origin}/readyz (ready for requests)`,
       `  Files      ${files.store.location}`,
       ...credentials,
       ...demoAccounts,

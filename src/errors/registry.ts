@@ -76,6 +76,7 @@ export const ERROR_REGISTRY = {
   RELATION_CASCADE_TOO_LARGE: { status: 409, title: 'Cascade too large' },
   RELATION_TARGET_NOT_FOUND: { status: 409, title: 'Related record not found' },
   DATABASE_UNAVAILABLE: { status: 503, title: 'Database unavailable', retryAfter: 5 },
+  NOT_READY: { status: 503, title: 'Not ready to serve', retryAfter: 1 },
   DATABASE_TIMEOUT: { status: 503, title: 'Database timed out', retryAfter: 2 },
   QUERY_TIMEOUT: { status: 503, title: 'Query ran past its time budget', retryAfter: 1 },
 

@@ -35,8 +35,12 @@ export interface GraphqlOptions {
   readonly hideSuggestions?: boolean;
   /** Serve GraphiQL to browsers at GET /graphql (default true). */
   readonly graphiql?: boolean;
-  /** Automatic persisted queries remembered (LRU, default 1000). */
+  /** Automatic persisted queries remembered in each process (LRU, default 1000). */
   readonly apqCacheSize?: number;
+  /** Automatic persisted queries kept in the database for every instance (default 10,000): past it the oldest registered are deleted, and their clients register them again on a miss. */
+  readonly apqStoredLimit?: number;
+  /** Largest automatic persisted query kept in the database, in UTF-8 bytes (default 16 KiB): a larger one runs, and is remembered by the process that saw it only. */
+  readonly apqMaxDocumentBytes?: number;
   /** Parsed and validated documents remembered (LRU, default 1000). */
   readonly documentCacheSize?: number;
   /** Show internal error messages to clients (development only). */
@@ -49,11 +53,13 @@ export interface ResolvedGraphqlOptions {
   readonly hideSuggestions: boolean;
   readonly graphiql: boolean;
   readonly apqCacheSize: number;
+  readonly apqStoredLimit: number;
+  readonly apqMaxDocumentBytes: number;
   readonly documentCacheSize: number;
   readonly exposeInternals: boolean;
 }
 
-const OPTION_KEYS = ['limits', 'persistedDocuments', 'hideSuggestions', 'graphiql', 'apqCacheSize', 'documentCacheSize', 'exposeInternals'];
+const OPTION_KEYS = ['limits', 'persistedDocuments', 'hideSuggestions', 'graphiql', 'apqCacheSize', 'apqStoredLimit', 'apqMaxDocumentBytes', 'documentCacheSize', 'exposeInternals'];
 
 export function resolveGraphqlOptions(options: GraphqlOptions = {}): ResolvedGraphqlOptions {
   for (const key of Object.keys(options)) {
@@ -71,6 +77,8 @@ export function resolveGraphqlOptions(options: GraphqlOptions = {}): ResolvedGra
     hideSuggestions: options.hideSuggestions === true,
     graphiql: options.graphiql !== false,
     apqCacheSize: positive(options.apqCacheSize, 1000, 'apqCacheSize'),
+    apqStoredLimit: positive(options.apqStoredLimit, 10_000, 'apqStoredLimit'),
+    apqMaxDocumentBytes: positive(options.apqMaxDocumentBytes, 16 * 1024, 'apqMaxDocumentBytes'),
     documentCacheSize: positive(options.documentCacheSize, 1000, 'documentCacheSize'),
     exposeInternals: options.exposeInternals === true,
   });

@@ -25,6 +25,7 @@ import type { ResolvedGraphqlOptions } from './graphql-options.js';
 import type { GraphqlParams } from './http/graphql-params.js';
 import { GRAPHQL_RESPONSE_JSON, type JSON_MEDIA } from './http/negotiate.js';
 import { createDocumentSource, loadPersistedDocuments } from './http/persisted-documents.js';
+import { createAutomaticQueries } from '../engine/automatic-queries.js';
 import { formatError, type ErrorLog, type FormatOptions } from './response/format-error.js';
 import type { StreamResult } from './response/stream-result.js';
 import { responseBody } from './response/response-body.js';
@@ -115,7 +116,11 @@ export function createGraphqlHandler(
   const source = createDocumentSource(
     persisted === undefined ? new Map() : loadPersistedDocuments(persisted.file),
     persisted?.onlyPersisted === true,
-    options.apqCacheSize,
+    createAutomaticQueries(engine.db, {
+      cacheSize: options.apqCacheSize,
+      maxStored: options.apqStoredLimit,
+      maxDocumentBytes: options.apqMaxDocumentBytes,
+    }),
   );
   checkTrustedDocuments(source.trusted, prepare);
   const factsOf = createDocumentFacts(generated);
@@ -187,17 +192,17 @@ export function createGraphqlHandler(
    * hash names exactly one text, so that answer is the one it would get.
    */
   const derivedByParams = new WeakMap<GraphqlParams, Derived>();
-  const derivedOf = (
+  const derivedOf = async (
     request: GraphqlHttpRequest,
     requestErrors: (errors: readonly unknown[]) => GraphqlHttpResponse,
     streaming = false,
-  ): Derived | GraphqlHttpResponse => {
+  ): Promise<Derived | GraphqlHttpResponse> => {
     const { params } = request;
     const known = request.method === 'GET' ? derivedByParams.get(params) : undefined;
     if (known !== undefined) return known;
     let text: string;
     try {
-      text = source.resolve(params).text;
+      text = (await source.resolve(params, request.context.log)).text;
     } catch (error) {
       if (isApiError(error) && error.code === 'PERSISTED_QUERY_NOT_FOUND') return requestErrors([error]);
       throw error;
@@ -265,7 +270,7 @@ export function createGraphqlHandler(
     const format = formatOptions(context.log);
     const requestErrors = requestErrorsOf(request);
     const { params } = request;
-    const derived = derivedOf(request, requestErrors);
+    const derived = await derivedOf(request, requestErrors);
     if ('status' in derived) return derived;
     const { chosen, cacheKey } = derived;
     if (chosen.operation.operation === OperationTypeNode.SUBSCRIPTION) {
@@ -320,7 +325,7 @@ export function createGraphqlHandler(
     };
     const single = (response: GraphqlHttpResponse): StreamOutcome => ({ kind: 'single', result: JSON.parse(response.body ?? '{}') as StreamResult });
     const requestErrors = requestErrorsOf(httpRequest);
-    const derived = derivedOf(httpRequest, requestErrors, true);
+    const derived = await derivedOf(httpRequest, requestErrors, true);
     if ('status' in derived) return single(derived);
     const { chosen } = derived;
     if (chosen.operation.operation !== OperationTypeNode.SUBSCRIPTION) return single(await handle(httpRequest));
@@ -377,7 +382,7 @@ export function createGraphqlHandler(
   };
 
   const refuseUploads = async (request: GraphqlHttpRequest): Promise<GraphqlHttpResponse | undefined> => {
-    const derived = derivedOf(request, requestErrorsOf(request));
+    const derived = await derivedOf(request, requestErrorsOf(request));
     if ('status' in derived) return derived;
     const { context } = request;
     try {

@@ -18,13 +18,23 @@ export interface EventStreamOptions {
  * The streams open now: one heartbeat timer beats them all (not one timer
  * per stream), and closing the server ends them (a stream never ends by itself).
  */
+interface OpenStream {
+  readonly beat: () => void;
+  readonly end: () => void;
+  /** The last event before the server shuts down: reconnect soon (to another instance, behind a load balancer). */
+  readonly goodbye: () => void;
+}
+
+/** Sent to every live reader when the server shuts down: `retry` asks EventSource to reconnect after a second, with its Last-Event-ID. */
+const GOODBYE = `retry: 1000\nevent: goodbye\ndata: {"reason":"shutting down","reconnect":true}\n\n`;
+
 export class OpenStreams {
-  readonly #streams = new Set<{ beat(): void; end(): void }>();
+  readonly #streams = new Set<OpenStream>();
   #timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly heartbeatMs: number) {}
 
-  add(stream: { beat(): void; end(): void }): void {
+  add(stream: OpenStream): void {
     this.#streams.add(stream);
     if (this.#timer === undefined) {
       this.#timer = setInterval(() => {
@@ -34,7 +44,7 @@ export class OpenStreams {
     }
   }
 
-  delete(stream: { beat(): void; end(): void }): void {
+  delete(stream: OpenStream): void {
     this.#streams.delete(stream);
     if (this.#streams.size === 0) {
       clearInterval(this.#timer);
@@ -42,8 +52,12 @@ export class OpenStreams {
     }
   }
 
+  /** Ends every stream with a goodbye event: the server is shutting down. */
   endAll(): void {
-    for (const stream of [...this.#streams]) stream.end();
+    for (const stream of [...this.#streams]) {
+      stream.goodbye();
+      stream.end();
+    }
   }
 }
 
@@ -125,8 +139,9 @@ function openStream(request: FastifyRequest, reply: FastifyReply, stop: () => vo
     raw.write(text);
     if (raw.writableLength > MAX_BUFFERED) stream.end();
   };
-  const stream = {
+  const stream: OpenStream = {
     beat: (): void => write(': heartbeat\n\n'),
+    goodbye: (): void => write(GOODBYE),
     end: (): void => {
       if (!open) return;
       open = false;

@@ -31,6 +31,8 @@ import { header } from '../util/http-request.js';
 import { createContextFactory, installRequestContext } from './request-context.js';
 import { createRateLimits, type RateLimitOptions } from './rate-limits.js';
 import { RequestLog } from './request-log.js';
+import { createReadiness, type Readiness } from './readiness.js';
+import { shutdownServer, type ShutdownOptions, type ShutdownReport } from './shutdown.js';
 
 export interface ServerOptions {
   readonly engine: Engine;
@@ -120,12 +122,24 @@ export interface ServerOptions {
 }
 
 const hubs = new WeakMap<FastifyInstance, EventHub>();
+const readinesses = new WeakMap<FastifyInstance, Readiness>();
 
 /** The server's events after commit: subscribe, resume after a position (src/events/event-hub.ts). */
 export function eventsOf(app: FastifyInstance): EventHub {
   const hub = hubs.get(app);
   if (hub === undefined) throw new Error('this Fastify instance was not made by createServer');
   return hub;
+}
+
+/**
+ * Stops the server gracefully (src/server/shutdown.ts): `/readyz` fails
+ * first, then after the drain delay it stops accepting, says goodbye to
+ * live readers and answers what is in flight.
+ */
+export function shutdown(app: FastifyInstance, options: ShutdownOptions): Promise<ShutdownReport> {
+  const readiness = readinesses.get(app);
+  if (readiness === undefined) throw new Error('this Fastify instance was not made by createServer');
+  return shutdownServer(app, readiness, options);
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -250,6 +264,21 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
       throw new ApiError('DATABASE_UNAVAILABLE', { detail: 'The database does not answer', cause });
     }
     return reply.code(200).send({ status: 'ok', database: engine.db.dialect });
+  });
+
+  const readiness = createReadiness(engine.db);
+  readinesses.set(app, readiness);
+  app.get('/readyz', async (_request, reply) => {
+    const notReady = await readiness.check();
+    if (notReady === 'draining') throw new ApiError('NOT_READY', { detail: 'This instance is shutting down', extensions: { reason: notReady } });
+    if (notReady === 'database') throw new ApiError('NOT_READY', { detail: 'The database does not answer', extensions: { reason: notReady } });
+    return reply.code(200).send({ status: 'ready', database: engine.db.dialect });
+  });
+  // While draining, each answer ends its connection: the load balancer's next request opens a new one, which the
+  // server accepts until it stops listening, instead of racing the close of a kept-alive one.
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (readiness.draining) void reply.header('connection', 'close');
+    done();
   });
 
   if (engine.files !== undefined) {

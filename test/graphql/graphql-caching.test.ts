@@ -115,8 +115,8 @@ describeEachDialect('GraphQL HTTP caching and persisted operations', (ctx) => {
   });
 
   it('a registering GET registers its persisted query every time, so one dropped from the store comes back', async () => {
-    // A store of one: registering a third document drops the first.
-    const small = await startServer(() => ctx.open(), { seed: false, server: { graphql: { apqCacheSize: 1 } } });
+    // A store of one (in memory and in the database): registering a third document drops the first.
+    const small = await startServer(() => ctx.open(), { seed: false, server: { graphql: { apqCacheSize: 1, apqStoredLimit: 1 } } });
     try {
       const documents = ['{ users(first: 1) { name } }', '{ users(first: 2) { name } }', '{ users(first: 3) { name } }'];
       const extensions = (query: string): { persistedQuery: { version: number; sha256Hash: string } } => ({ persistedQuery: { version: 1, sha256Hash: sha256(query) } });

@@ -261,6 +261,8 @@ describeEachDialect('every REST operation answers as the OpenAPI document says',
     }
     await call('GET', '/healthz', 200);
     await call('HEAD', '/healthz', 200);
+    await call('GET', '/readyz', 200);
+    await call('HEAD', '/readyz', 200);
     await call('GET', '/openapi.json', 200);
     await call('HEAD', '/openapi.json', 200);
 

@@ -57,6 +57,8 @@ export function openEventSource(url: string, headers: Record<string, string> = {
   const take = (type: string) => (event: MessageEvent) => events.push({ type, id: event.lastEventId, data: JSON.parse(String(event.data)) });
   source.addEventListener('update', take('update'));
   source.addEventListener('problem', take('problem'));
+  // A server shutting down says so last (src/rest/event-stream.ts), and EventSource reconnects.
+  source.addEventListener('goodbye', take('goodbye'));
   const opened = new Promise<void>((resolve, reject) => {
     source.addEventListener('open', () => resolve());
     source.addEventListener('error', (error) => reject(new Error(`EventSource failed: ${String((error as { message?: string }).message)}`)));

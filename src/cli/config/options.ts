@@ -94,6 +94,23 @@ export const OPTIONS = {
     default: DEFAULT_MAX_CASCADE,
     description: 'records one delete may remove or change through @relation(onDelete: CASCADE | SET_NULL), beyond itself; past it, 409 RELATION_CASCADE_TOO_LARGE and nothing is deleted',
   },
+  drainDelay: {
+    key: 'drainDelay',
+    flag: '--drain-delay',
+    env: ['DIGLOT_DRAIN_DELAY'],
+    kind: integer('<ms>', 0, 600_000, 'milliseconds'),
+    default: 5000,
+    description:
+      'on SIGTERM, how long /readyz answers 503 while requests are still served, so the load balancer stops sending any (at least its checks\' interval × fall); waited only if /readyz was asked in the last minute',
+  },
+  shutdownTimeout: {
+    key: 'shutdownTimeout',
+    flag: '--shutdown-timeout',
+    env: ['DIGLOT_SHUTDOWN_TIMEOUT'],
+    kind: integer('<ms>', 0, 600_000, 'milliseconds'),
+    default: 10_000,
+    description: 'once the server stops accepting on SIGTERM or SIGINT, how long requests in flight have to finish before their connections are cut',
+  },
   requireIfMatch: {
     key: 'requireIfMatch',
     flag: '--require-if-match',

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ApiError } from '../../errors/api-error.js';
-import { LruCache } from '../../util/lru-cache.js';
+import type { AutomaticQueries } from '../../engine/automatic-queries.js';
+import type { ErrorLog } from '../response/format-error.js';
 import type { GraphqlParams } from './graphql-params.js';
 
 /**
@@ -12,23 +13,23 @@ import type { GraphqlParams } from './graphql-params.js';
  * - an automatic persisted query (Apollo's protocol): the client sends
  *   `extensions.persistedQuery.sha256Hash`, alone first; on
  *   `PersistedQueryNotFound` it sends the text with the hash, which is
- *   verified and remembered (bounded LRU) so the next request, typically a
- *   cacheable GET, can be the hash alone.
+ *   verified and registered (in memory and, once, in the database every
+ *   instance reads: engine/automatic-queries.ts) so the next request,
+ *   typically a cacheable GET, can be the hash alone, on any instance.
  *
  * With `onlyPersisted`, only trusted documents run.
  */
 export interface DocumentSource {
-  resolve(params: GraphqlParams): { readonly text: string; readonly persisted: boolean };
+  /** `log` hears of a registered document the database could not store for the other instances (the request runs on). */
+  resolve(params: GraphqlParams, log: ErrorLog): Promise<{ readonly text: string; readonly persisted: boolean }>;
   /** Trusted documents by id, to validate at start-up. */
   readonly trusted: ReadonlyMap<string, string>;
 }
 
-export function createDocumentSource(trusted: ReadonlyMap<string, string>, onlyPersisted: boolean, apqCacheSize: number): DocumentSource {
-  const automatic = new LruCache<string, string>(apqCacheSize);
-  const lookup = (hash: string): string | undefined => trusted.get(hash) ?? (onlyPersisted ? undefined : automatic.get(hash));
+export function createDocumentSource(trusted: ReadonlyMap<string, string>, onlyPersisted: boolean, automatic: AutomaticQueries): DocumentSource {
   return {
     trusted,
-    resolve(params) {
+    async resolve(params, log) {
       const apq = persistedQueryOf(params.extensions);
       if (params.documentId !== undefined) {
         const text = trusted.get(normalizeId(params.documentId));
@@ -46,11 +47,14 @@ export function createDocumentSource(trusted: ReadonlyMap<string, string>, onlyP
           if (!trusted.has(hash)) throw new ApiError('PERSISTED_QUERY_NOT_FOUND', { detail: 'This server runs only trusted documents: send the id of one' });
           return { text: params.query, persisted: true };
         }
-        if (apq !== undefined) automatic.set(hash, params.query);
+        if (apq !== undefined) {
+          const failed = await automatic.register(hash, params.query);
+          if (failed !== undefined) log.error({ err: failed }, 'an automatic persisted query could not be stored for the other instances');
+        }
         return { text: params.query, persisted: apq !== undefined };
       }
       if (apq !== undefined) {
-        const text = lookup(apq);
+        const text = trusted.get(apq) ?? (onlyPersisted ? undefined : await automatic.find(apq));
         // Apollo clients recognise this exact message and retry with the text.
         if (text === undefined) throw new ApiError('PERSISTED_QUERY_NOT_FOUND', { detail: 'PersistedQueryNotFound' });
         return { text, persisted: true };

@@ -130,8 +130,8 @@ export function attachGraphqlWs(app: FastifyInstance, options: GraphqlWsOptions)
     sockets,
   );
   app.addHook('preClose', (done) => {
-    // 1001 Going Away: the server is shutting down.
-    for (const client of sockets.clients) client.close(1001, 'Server shutting down');
+    // 1012 Service Restart (RFC 6455 close codes registry): clients (graphql-ws's own among them) reconnect, through a load balancer to another instance.
+    for (const client of sockets.clients) client.close(1012, 'Server restarting');
     // A connection whose closing handshake has not ended within a second (a client that does not answer, or one
     // still closing) is cut off: shutdown does not wait on it.
     setTimeout(() => {

@@ -143,6 +143,11 @@ export function sharedResponses(names: ComponentNames, requireIfMatch: boolean):
     headers: { 'Retry-After': ref('headers', 'Retry-After') },
     content: problem,
   };
+  responses['NotReady'] = {
+    description: 'NOT_READY: this instance should be sent no requests now; `reason` says why (`draining`: it is shutting down; `database`: its database does not answer).',
+    headers: { 'Retry-After': ref('headers', 'Retry-After') },
+    content: problem,
+  };
   return responses;
 }
 
@@ -158,6 +163,8 @@ function codesFor(status: number): ErrorCode[] {
       code !== 'SUBSCRIPTION_UNSUPPORTED' &&
       code !== 'SCHEMA_INVALID' &&
       code !== 'MIGRATION_DESTRUCTIVE' &&
+      // Only /readyz answers it, with a response of its own.
+      code !== 'NOT_READY' &&
       !ACCOUNT_FLOW_CODES.has(code),
   );
 }
@@ -207,7 +214,7 @@ export function sharedHeaders(): Record<string, Header> {
 
 /** `DATABASE_UNAVAILABLE` 5, … from the registry, so the document cannot disagree with what is sent. */
 function retryAfterSeconds(): string {
-  return codesFor(503)
+  return [...codesFor(503), 'NOT_READY' as const]
     .flatMap((code) => {
       const seconds = retryAfterOf(code);
       return seconds === undefined ? [] : [`\`${code}\` ${String(seconds)}`];

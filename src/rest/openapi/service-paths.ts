@@ -3,7 +3,7 @@ import { ref, type PathItem } from './openapi-types.js';
 export const SERVICE_TAG = 'Service';
 export const OPENAPI_PATH = '/openapi.json';
 
-/** The routes beside the resources: the health check and this document. */
+/** The routes beside the resources: the health and readiness checks and this document. */
 export function servicePaths(): Record<string, PathItem> {
   const health = {
     '200': {
@@ -24,6 +24,22 @@ export function servicePaths(): Record<string, PathItem> {
     '401': ref('responses', 'Unauthenticated'),
     '503': ref('responses', 'ServiceUnavailable'),
   };
+  const ready = {
+    '200': {
+      description: 'This instance takes requests: it is not shutting down and its database answers.',
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            properties: { status: { type: 'string', enum: ['ready'] }, database: { type: 'string', description: 'Which database the server runs on.' } },
+            required: ['status', 'database'],
+          },
+        },
+      },
+    },
+    '401': ref('responses', 'Unauthenticated'),
+    '503': ref('responses', 'NotReady'),
+  };
   // A credential is checked on every route, this one too: a bad one is 401, a key set or database that does not answer 503.
   const document = {
     '200': {
@@ -40,6 +56,16 @@ export function servicePaths(): Record<string, PathItem> {
     '/healthz': {
       get: { operationId: 'getHealth', summary: 'Health check', description: 'Whether the server is up and its database answers. Not cached.', tags, responses: health },
       head: { operationId: 'headHealth', summary: 'Health check without a body', description: 'As GET /healthz, without the body.', tags, responses: withoutBodies(health) },
+    },
+    '/readyz': {
+      get: {
+        operationId: 'getReadiness',
+        summary: 'Readiness check',
+        description: 'Whether this instance should be sent requests: 503 NOT_READY while it shuts down or its database does not answer. For load balancers; not cached.',
+        tags,
+        responses: ready,
+      },
+      head: { operationId: 'headReadiness', summary: 'Readiness check without a body', description: 'As GET /readyz, without the body.', tags, responses: withoutBodies(ready) },
     },
     [OPENAPI_PATH]: {
       get: {

@@ -22,6 +22,8 @@ export const DELIVERY_LOG_TABLE = '_diglot_delivery_log';
 export const EVENT_STATE_TABLE = '_diglot_event_state';
 /** API keys for machines (`diglot keys`): their hashes, never the keys (see storage/api-keys.ts). */
 export const API_KEYS_TABLE = '_diglot_api_keys';
+/** Automatic persisted queries (Apollo's protocol), shared by every instance (see storage/persisted-queries.ts). */
+export const PERSISTED_QUERIES_TABLE = '_diglot_persisted_queries';
 
 /** Counts of uses of deprecated things, per client (see storage/deprecation-uses.ts). */
 export const DEPRECATION_USES_TABLE = '_diglot_deprecation_uses';
@@ -281,6 +283,20 @@ const SYSTEM_TABLES: readonly TableSpec[] = [
     ],
     primaryKey: ['id'],
     indexes: [index(API_KEYS_TABLE, ['key_hash'], true), index(API_KEYS_TABLE, ['name'], true)],
+  }),
+  freezeTable({
+    name: PERSISTED_QUERIES_TABLE,
+    kind: 'system',
+    type: undefined,
+    columns: [
+      // sha256 of the document, lowercase hex: written once, never changed, so any copy of a row stays true.
+      column('hash', 'String', { nullable: false }),
+      column('document', 'String', { nullable: false }),
+      // ms since the epoch: the oldest are pruned past the table's bound.
+      column('registered_at', 'BigInt', { nullable: false }),
+    ],
+    primaryKey: ['hash'],
+    indexes: [index(PERSISTED_QUERIES_TABLE, ['registered_at'], false, 'hash')],
   }),
   freezeTable({
     name: DEPRECATION_USES_TABLE,
