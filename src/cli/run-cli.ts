@@ -8,7 +8,7 @@ import { issueToken } from '../auth/issue-token.js';
 import { newId } from '../util/ids.js';
 import { ApiKeyStore } from '../storage/api-keys.js';
 import { createEngine, EXAMPLE_COUNTS, type Engine } from '../engine/engine.js';
-import { createFileService } from '../files/file-service.js';
+import { createFileService, DEFAULT_FILES_DIRECTORY } from '../files/file-service.js';
 import { isApiError } from '../errors/api-error.js';
 import { formatProblems, loadSchemaFiles } from '../schema/load-schema.js';
 import type { Model } from '../schema/model.js';
@@ -32,9 +32,10 @@ import { AccountStore } from '../storage/accounts.js';
 import { rotateSigningKey } from '../auth/accounts/signing-keys.js';
 import { eventsConfigOf } from './load-config.js';
 import { registerWebhookCommands } from './webhooks-command.js';
+import { CliError } from './cli-error.js';
+import { fileStoreOption } from './file-store-option.js';
+import { isS3Location } from '../files/s3-location.js';
 
-/** Errors the CLI reports as one line and a non-zero exit, never a stack trace. */
-class CliError extends Error {}
 
 
 export async function runCli(argv: readonly string[]): Promise<void> {
@@ -92,7 +93,7 @@ export async function runCli(argv: readonly string[]): Promise<void> {
       const model = await loadModel(schemaFilesOf(options.schema));
       await withDatabase(options.db, async (db) => {
         await migrate(db, model, { allowDestructive: false, dryRun: false });
-        await seed(createEngine(model, db, { files: createFileService({ directory: options.files }) }), options.scale);
+        await seed(createEngine(model, db, { files: createFileService(fileStoreOption(options.files, env)) }), options.scale);
       });
     });
 
@@ -301,7 +302,7 @@ async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: b
     throw error;
   });
   if (result.steps.length > 0) process.stderr.write(describeMigration(result.steps));
-  const files = createFileService({ directory: options.files });
+  const files = createFileService(fileStoreOption(options.files, process.env));
   const engine = createEngine(model, db, { files });
   const justSeeded = seedIfEmpty && (await engine.isEmpty());
   if (justSeeded) await seed(engine, 1);
@@ -315,7 +316,9 @@ async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: b
   if (options.onlyPersisted && options.persistedDocuments === undefined) throw new CliError('--only-persisted needs --persisted-documents <file>');
   let auth = authOptions(options);
   // The demo (`start`) has credentials ready to use: a secret made on first start and kept, unless the environment gives its own.
-  const demo = seedIfEmpty ? { path: demoSecretPath(options.db, options.files), secret: loadDemoSecret(demoSecretPath(options.db, options.files)) } : undefined;
+  // Beside a local files directory; with files in object storage, in the default directory.
+  const secretPath = demoSecretPath(options.db, isS3Location(options.files) ? DEFAULT_FILES_DIRECTORY : options.files);
+  const demo = seedIfEmpty ? { path: secretPath, secret: loadDemoSecret(secretPath) } : undefined;
   if (demo !== undefined) auth = { jwtSecret: demo.secret.jwtSecret, adminKey: demo.secret.adminKey, ...auth };
   const logStream = await createLogStream(process.stdout.isTTY);
   const app = await createServer({
@@ -332,6 +335,7 @@ async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: b
     ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
     allowedHosts: [...(options.allowedHosts ?? []), ...boundHostName(options.host)],
     fileAccess: options.filesAccess,
+    fileServe: options.filesServe,
     graphql: {
       // Field suggestions help developers and help attackers map a schema: off in production.
       hideSuggestions: production,
