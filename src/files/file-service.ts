@@ -234,12 +234,13 @@ export function createFileService(options: FileServiceOptions = {}): FileService
         // Asked again under the lock: an upload may have withdrawn the mark, or a later release renewed it.
         const at = await marks.markedAt(key);
         if (at === undefined || at.getTime() + releaseDelay > Date.now()) return false;
-        if (!(await binding.isReferenced(key))) {
+        const unused = !(await binding.isReferenced(key));
+        if (unused) {
           recent.forget(key);
           await store.delete(key);
         }
         await marks.unmark(key);
-        return true;
+        return unused;
       }),
     );
 
