@@ -1,5 +1,4 @@
 import type { FileServiceOptions } from '../files/file-service.js';
-import { createS3FileStore } from '../files/s3-file-store.js';
 import { parseS3Location } from '../files/s3-location.js';
 import { CliError } from './cli-error.js';
 
@@ -8,7 +7,7 @@ import { CliError } from './cli-error.js';
  * endpoint, region and credentials from the usual AWS variables
  * (docs/object-storage.md). Only here are they read from the environment.
  */
-export function fileStoreOption(files: string, env: NodeJS.ProcessEnv): Pick<FileServiceOptions, 'directory' | 'store'> {
+export async function fileStoreOption(files: string, env: NodeJS.ProcessEnv): Promise<Pick<FileServiceOptions, 'directory' | 'store'>> {
   let location: ReturnType<typeof parseS3Location>;
   try {
     location = parseS3Location(files);
@@ -22,6 +21,8 @@ export function fileStoreOption(files: string, env: NodeJS.ProcessEnv): Pick<Fil
   const sessionToken = nonEmpty(env['AWS_SESSION_TOKEN']);
   const pathStyle = nonEmpty(env['AWS_S3_FORCE_PATH_STYLE']);
   if (pathStyle !== undefined && !/^(true|false|1|0)$/i.test(pathStyle)) throw new CliError(`AWS_S3_FORCE_PATH_STYLE must be true or false (got "${pathStyle}")`);
+  // Loaded only here: the AWS SDK costs start-up time that a local directory need not pay.
+  const { createS3FileStore } = await import('../files/s3-file-store.js');
   return {
     store: createS3FileStore({
       bucket: location.bucket,

@@ -93,7 +93,7 @@ export async function runCli(argv: readonly string[]): Promise<void> {
       const model = await loadModel(schemaFilesOf(options.schema));
       await withDatabase(options.db, async (db) => {
         await migrate(db, model, { allowDestructive: false, dryRun: false });
-        await seed(createEngine(model, db, { files: createFileService(fileStoreOption(options.files, env)) }), options.scale);
+        await seed(createEngine(model, db, { files: createFileService(await fileStoreOption(options.files, env)) }), options.scale);
       });
     });
 
@@ -302,7 +302,7 @@ async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: b
     throw error;
   });
   if (result.steps.length > 0) process.stderr.write(describeMigration(result.steps));
-  const files = createFileService(fileStoreOption(options.files, process.env));
+  const files = createFileService(await fileStoreOption(options.files, process.env));
   const engine = createEngine(model, db, { files });
   const justSeeded = seedIfEmpty && (await engine.isEmpty());
   if (justSeeded) await seed(engine, 1);
