@@ -10,7 +10,7 @@ import { issueToken } from '../auth/issue-token.js';
 import { newId } from '../util/ids.js';
 import { ApiKeyStore } from '../storage/api-keys.js';
 import { createEngine, EXAMPLE_COUNTS, type Engine } from '../engine/engine.js';
-import { createFileService } from '../files/file-service.js';
+import { createFileService, DEFAULT_FILES_DIRECTORY } from '../files/file-service.js';
 import { isApiError } from '../errors/api-error.js';
 import { formatProblems, loadSchema, loadSchemaFiles, type SchemaSource } from '../schema/load-schema.js';
 import type { Model } from '../schema/model.js';
@@ -37,10 +37,11 @@ import { AccountStore } from '../storage/accounts.js';
 import { rotateSigningKey } from '../auth/accounts/signing-keys.js';
 import { eventsConfigOf } from './load-config.js';
 import { registerWebhookCommands } from './webhooks-command.js';
+import { CliError } from './cli-error.js';
+import { fileStoreOption } from './file-store-option.js';
+import { isS3Location } from '../files/s3-location.js';
 import { registerDeprecationsCommand } from './deprecations-command.js';
 
-/** Errors the CLI reports as one line and a non-zero exit, never a stack trace. */
-class CliError extends Error {}
 
 
 export async function runCli(argv: readonly string[]): Promise<void> {
@@ -104,7 +105,7 @@ export async function runCli(argv: readonly string[]): Promise<void> {
       const model = schema.model;
       await withDatabase(options.db, async (db) => {
         await migrate(db, model, { allowDestructive: false, dryRun: false, ...guarded(schema, options.allowBreaking) });
-        await seed(createEngine(model, db, { files: createFileService({ directory: options.files }) }), options.scale);
+        await seed(createEngine(model, db, { files: createFileService(await fileStoreOption(options.files, env)) }), options.scale);
       });
     });
 
@@ -407,7 +408,7 @@ async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: b
     throw error;
   });
   if (result.steps.length > 0) process.stderr.write(describeMigration(result.steps));
-  const files = createFileService({ directory: options.files });
+  const files = createFileService(await fileStoreOption(options.files, process.env));
   const engine = createEngine(model, db, {
     files,
     maxCascade: options.maxCascade,
@@ -425,7 +426,9 @@ async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: b
   if (options.onlyPersisted && options.persistedDocuments === undefined) throw new CliError('--only-persisted needs --persisted-documents <file>');
   let auth = authOptions(options);
   // The demo (`start`) has credentials ready to use: a secret made on first start and kept, unless the environment gives its own.
-  const demo = seedIfEmpty ? { path: demoSecretPath(options.db, options.files), secret: loadDemoSecret(demoSecretPath(options.db, options.files)) } : undefined;
+  // Beside a local files directory; with files in object storage, in the default directory.
+  const secretPath = demoSecretPath(options.db, isS3Location(options.files) ? DEFAULT_FILES_DIRECTORY : options.files);
+  const demo = seedIfEmpty ? { path: secretPath, secret: loadDemoSecret(secretPath) } : undefined;
   if (demo !== undefined) auth = { jwtSecret: demo.secret.jwtSecret, adminKey: demo.secret.adminKey, ...auth };
   const logStream = await createLogStream(process.stdout.isTTY);
   const app = await createServer({
@@ -442,6 +445,7 @@ async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: b
     ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
     allowedHosts: [...(options.allowedHosts ?? []), ...boundHostName(options.host)],
     fileAccess: options.filesAccess,
+    fileServe: options.filesServe,
     graphql: {
       // Field suggestions help developers and help attackers map a schema: off in production.
       hideSuggestions: production,

@@ -36,6 +36,7 @@ export function bindFiles(model: Model, db: Database, service: FileService): Eng
     const { sql, params } = query(key);
     return (await db.all(sql, params)).length > 0;
   };
+  service.bind({ isReferenced, ...(db.advisoryLock === undefined ? {} : { lock: db.advisoryLock }) });
   const release: ReleaseFiles = async (keys) => {
     for (const key of new Set(keys)) {
       // A file that cannot be deleted now stays as an orphan: it wastes space

@@ -84,6 +84,8 @@ export const ERROR_REGISTRY = {
   FILE_MISSING: { status: 400, title: 'File part missing' },
   FILE_TOO_LARGE: { status: 413, title: 'File too large' },
   FILE_TYPE_NOT_ALLOWED: { status: 415, title: 'File type not allowed' },
+  // The object storage holding the files did not answer (or answered with a failure of its own).
+  FILE_STORE_UNAVAILABLE: { status: 503, title: 'File storage unavailable', retryAfter: 5 },
   FILE_CORRUPT: { status: 400, title: 'File corrupt or truncated' },
   FILE_TOO_MANY_PIXELS: { status: 400, title: 'Image has too many pixels' },
   UPLOAD_PREFLIGHT_REQUIRED: { status: 400, title: 'Preflight header required for uploads' },

@@ -9,6 +9,7 @@ import { renderVariant } from './image-variants.js';
 import { inspectImage, type BeforeDecode, type ImageInfo } from './inspect-image.js';
 import { KeyLock } from './key-lock.js';
 import { createLocalFileStore } from './local-file-store.js';
+import type { NamedLock } from '../storage/dialect.js';
 
 export const DEFAULT_FILES_DIRECTORY = '.diglot/files';
 export const DEFAULT_MAX_UPLOAD_BYTES = 5 * 1024 * 1024;
@@ -28,6 +29,23 @@ export interface FileServiceOptions {
   readonly maxUploadBytes?: number;
   /** Largest accepted image, in pixels (width × height × frames; default 25 million). */
   readonly maxInputPixels?: number;
+  /**
+   * With a store several instances share (S3): how long a released file
+   * waits before it is deleted, in ms (default 10 minutes). Longer than any
+   * upload's wait between being stored and being written into a record.
+   */
+  readonly releaseDelayMs?: number;
+}
+
+/** Locks every instance on the database respects (see Database.advisoryLock). */
+export type SharedLock = <T>(locks: readonly NamedLock[], work: () => Promise<T>) => Promise<T>;
+
+/** What the engine gives the service once it is bound to a database. */
+export interface FileBinding {
+  /** Does any record, of any instance, point at `key`? Asked of the database. */
+  readonly isReferenced: (key: string) => Promise<boolean>;
+  /** Absent where the database is one process's (SQLite): the in-process locks are then all there is. */
+  readonly lock?: SharedLock;
 }
 
 export interface FileLimits {
@@ -58,9 +76,21 @@ export interface Variant {
  * uses it has settled (`unpin`); `release` never deletes a pinned file. And
  * committing, pinning and releasing one key happen one at a time (a lock per
  * key), so a release that checked "no record points here" cannot delete a
- * file that an upload of the same bytes has just committed. Both hold within
- * one process: instances sharing one store across machines would need a
- * shared lock or a grace period before deletion (not built).
+ * file that an upload of the same bytes has just committed.
+ *
+ * Both rules hold within one process. When the store is shared by several
+ * instances (it has `releases`), a release only *marks* the file, in the
+ * store; a sweep deletes a marked file once its mark is `releaseDelayMs`
+ * old, under a database lock on the file and after asking the database
+ * again whether any record points at it. An upload of the same bytes, on any
+ * instance, takes the same lock and withdraws the mark before it counts on
+ * the stored object. So an instance that releases a file while another
+ * stores the same bytes for a new record can never delete it from under
+ * that record: either the sweep ran first (the upload then finds no object
+ * and uploads it again) or the mark is gone (or the record is there by the
+ * time the mark is due, as long as the write follows its upload within the
+ * delay). Variants are rendered under a database lock per variant, so
+ * instances asking at once render it once; the others read it back.
  */
 export interface FileService {
   readonly store: FileStore;
@@ -83,7 +113,8 @@ export interface FileService {
   unpin(key: string): void;
   /**
    * Deletes the file and its variants unless it is pinned or `isReferenced`
-   * says a record still points at it. Answers whether it deleted.
+   * says a record still points at it (with a shared store: marks it, for a
+   * later sweep to delete). Answers whether it deleted or marked it.
    */
   release(key: string, isReferenced: (key: string) => Promise<boolean>): Promise<boolean>;
   /** The original, as uploaded. */
@@ -94,11 +125,26 @@ export interface FileService {
    * Undefined when there is no such original.
    */
   variant(key: string, width: number, format: ImageFormat): Promise<Variant | undefined>;
+  /**
+   * Called by the engine: how to ask the database about references, and its
+   * locks. With a shared store it also starts the periodic sweep.
+   */
+  bind(binding: FileBinding): void;
+  /** Stops the periodic sweep (the server calls it when it closes). */
+  close(): void;
+  /**
+   * Deletes marked files whose delay has passed and that no record points
+   * at (a shared store; nothing otherwise). Answers how many it deleted.
+   */
+  sweep(): Promise<number>;
   /** Counters for tests and metrics: `resizes` is how many variants were rendered. */
   readonly stats: { readonly resizes: number };
 }
 
-const OPTION_KEYS = ['directory', 'store', 'maxUploadBytes', 'maxInputPixels'];
+const OPTION_KEYS = ['directory', 'store', 'maxUploadBytes', 'maxInputPixels', 'releaseDelayMs'];
+
+/** Default of `releaseDelayMs`. */
+export const DEFAULT_RELEASE_DELAY_MS = 10 * 60 * 1000;
 
 export function createFileService(options: FileServiceOptions = {}): FileService {
   for (const key of Object.keys(options)) {
@@ -121,6 +167,14 @@ export function createFileService(options: FileServiceOptions = {}): FileService
     return variant;
   };
   const stats = { resizes: 0 };
+  const releaseDelay = options.releaseDelayMs ?? DEFAULT_RELEASE_DELAY_MS;
+  if (!Number.isSafeInteger(releaseDelay) || releaseDelay < 0) throw new Error('File option releaseDelayMs must be a whole number of milliseconds');
+  const marks = store.releases;
+  let binding: FileBinding | undefined;
+  let sweeper: NodeJS.Timeout | undefined;
+  /** The database's locks when there are some, else a pass-through (one process: the in-process locks serialise it). */
+  const shared: SharedLock = (names, work) => (binding?.lock === undefined ? work() : binding.lock(names, work));
+  const fileLock = (key: string): NamedLock => ({ name: `file:${key}` });
 
   const receive = async (source: Readable, beforeDecode?: BeforeDecode): Promise<ReceivedFile> => {
     const staged = await store.stage(source, { maxBytes: limits.maxUploadBytes, headBytes: SNIFF_BYTES });
@@ -135,12 +189,16 @@ export function createFileService(options: FileServiceOptions = {}): FileService
   };
 
   const commitPinned = async (staged: StagedFile, key: string): Promise<void> => {
-    await locks.run(key, async () => {
-      // The same bytes may be stored already (content addressing): keep that copy.
-      if (await store.exists(key)) await staged.discard();
-      else await staged.commit(key);
-      pins.set(key, (pins.get(key) ?? 0) + 1);
-    });
+    await locks.run(key, () =>
+      shared([fileLock(key)], async () => {
+        // Withdrawn before the object is counted on: a sweep holding this lock has deleted it already, or will find no mark.
+        await marks?.unmark(key);
+        // The same bytes may be stored already (content addressing): keep that copy.
+        if (await store.exists(key)) await staged.discard();
+        else await staged.commit(key);
+        pins.set(key, (pins.get(key) ?? 0) + 1);
+      }),
+    );
   };
 
   const render = async (key: string, width: number, format: ImageFormat, name: string): Promise<Variant | undefined> => {
@@ -148,11 +206,52 @@ export function createFileService(options: FileServiceOptions = {}): FileService
     if (original === undefined) return undefined;
     const data = await renderVariant(await readAll(original.stream()), width, format, limits.maxInputPixels);
     stats.resizes += 1;
-    // Under the key's lock: a release deleting the original cannot interleave and leave this variant behind.
-    await locks.run(key, async () => {
-      if (await store.exists(key)) await store.putVariant(key, name, data);
-    });
+    if (binding?.lock !== undefined) {
+      // The caller holds the file's lock, shared: no sweep can be deleting the original now.
+      await store.putVariant(key, name, data);
+    } else {
+      // Under the key's lock: a release deleting the original cannot interleave and leave this variant behind.
+      await locks.run(key, async () => {
+        if (await store.exists(key)) await store.putVariant(key, name, data);
+      });
+    }
     return { data, format, etag: etagOf(data) };
+  };
+
+  /** Renders once across instances: under the variant's lock, another instance's rendering is read back instead. */
+  const renderOnce = (key: string, width: number, format: ImageFormat, name: string): Promise<Variant | undefined> => {
+    if (binding?.lock === undefined) return render(key, width, format, name);
+    return binding.lock([{ name: `variant:${key}/${name}` }, { ...fileLock(key), shared: true }], async () => {
+      const kept = await store.getVariant(key, name);
+      return kept === undefined ? render(key, width, format, name) : { data: kept, format, etag: etagOf(kept) };
+    });
+  };
+
+  const sweepOne = (key: string): Promise<boolean> =>
+    locks.run(key, () =>
+      shared([fileLock(key)], async () => {
+        if (marks === undefined || binding === undefined || (pins.get(key) ?? 0) > 0) return false;
+        // Asked again under the lock: an upload may have withdrawn the mark, or a later release renewed it.
+        const at = await marks.markedAt(key);
+        if (at === undefined || at.getTime() + releaseDelay > Date.now()) return false;
+        const unused = !(await binding.isReferenced(key));
+        if (unused) {
+          recent.forget(key);
+          await store.delete(key);
+        }
+        await marks.unmark(key);
+        return unused;
+      }),
+    );
+
+  const sweep = async (): Promise<number> => {
+    if (marks === undefined || binding === undefined) return 0;
+    let deleted = 0;
+    for (const { key, at } of await marks.list()) {
+      if (at.getTime() + releaseDelay > Date.now()) continue;
+      if (await sweepOne(key)) deleted += 1;
+    }
+    return deleted;
   };
 
   return {
@@ -178,6 +277,11 @@ export function createFileService(options: FileServiceOptions = {}): FileService
       return locks.run(key, async () => {
         if ((pins.get(key) ?? 0) > 0) return false;
         if (await isReferenced(key)) return false;
+        if (marks !== undefined) {
+          // Shared store: deleted later, by a sweep that asks the database again (see above).
+          await marks.mark(key);
+          return true;
+        }
         recent.forget(key);
         await store.delete(key);
         return true;
@@ -198,12 +302,24 @@ export function createFileService(options: FileServiceOptions = {}): FileService
       // variant that another request rendered (and remembered) meanwhile.
       const late = known();
       if (late !== undefined) return late;
-      const pending = render(key, width, format, name)
+      const pending = renderOnce(key, width, format, name)
         .then((variant) => (variant === undefined ? undefined : remember(id, variant)))
         .finally(() => rendering.delete(id));
       rendering.set(id, pending);
       return pending;
     },
+    bind(next) {
+      binding = next;
+      if (marks === undefined || sweeper !== undefined) return;
+      // Any instance sweeps any mark: one listing of the marks a minute (sooner with a shorter delay).
+      sweeper = setInterval(() => void sweep().catch(() => undefined), Math.max(1000, Math.min(releaseDelay, 60_000)));
+      sweeper.unref();
+    },
+    close() {
+      clearInterval(sweeper);
+      sweeper = undefined;
+    },
+    sweep,
     stats,
   };
 }

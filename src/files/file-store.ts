@@ -12,13 +12,14 @@ import type { Readable } from 'node:stream';
  * step — or `discard()` forgets them. A file is therefore either absent or
  * complete; a reader never sees half of one.
  *
- * The local-directory store (`local-file-store.ts`) is the default. An
- * S3-compatible store fits the same contract: stage to a local temporary
- * file (sharp inspects it there), `commit` uploads it with `PutObject` under
- * the key (idempotent: the key is the content's hash, so a retry or a
- * concurrent upload of the same bytes writes the same object), `open`
- * streams `GetObject`, `delete` removes the object and its `variants/<key>/`
- * prefix, and the variant methods read and write small objects.
+ * The local-directory store (`local-file-store.ts`) is the default. The
+ * S3-compatible store (`s3-file-store.ts`) fits the same contract: it stages
+ * to a local temporary file (sharp inspects it there), `commit` uploads it
+ * under the key (idempotent: the key is the content's hash), `open` streams
+ * `GetObject`, and variants are small objects beside the original. Being
+ * shared by several instances, it also keeps `releases` (deletions wait
+ * and are decided against the database, see file-service.ts) and can
+ * presign a URL for redirects.
  */
 export interface FileStore {
   /** For logs and `diglot` output: where the files are. */
@@ -39,6 +40,35 @@ export interface FileStore {
   getVariant(key: string, name: string): Promise<Buffer | undefined>;
   /** Stores a derived file atomically (readers see all of it or none). */
   putVariant(key: string, name: string, data: Buffer): Promise<void>;
+  /**
+   * Present on a store that several instances share: files are not deleted
+   * when released but marked, and deleted later by whichever instance
+   * sweeps, after checking again that no record refers to them.
+   */
+  readonly releases?: ReleaseMarks;
+  /** Present on a store that can hand out a short-lived URL of the original (`--files-serve redirect`). */
+  presignedUrl?(key: string, options: PresignOptions): Promise<string>;
+}
+
+/** Pending deletions of a shared store, kept in the store itself. */
+export interface ReleaseMarks {
+  /** Notes that `key` may be deleted once nothing refers to it (again: a later mark restarts its wait). */
+  mark(key: string): Promise<void>;
+  /** Withdraws a mark (an upload stored the same bytes again). */
+  unmark(key: string): Promise<void>;
+  /** When `key` was marked, by the store's clock, or undefined. */
+  markedAt(key: string): Promise<Date | undefined>;
+  /** Every marked key with the time it was marked. */
+  list(): Promise<readonly { readonly key: string; readonly at: Date }[]>;
+}
+
+export interface PresignOptions {
+  /** Seconds the URL stays valid. */
+  readonly expiresIn: number;
+  /** The response's `Content-Type` and `Content-Disposition` filename, as Diglot would send them. */
+  readonly mediaType: string;
+  readonly filename: string;
+  readonly cacheControl: string;
 }
 
 /** An upload that arrived completely and has not been judged yet. */

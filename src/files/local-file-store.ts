@@ -1,12 +1,10 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { ApiError } from '../errors/api-error.js';
 import { parseFileKey } from './file-key.js';
 import type { FileStore, StagedFile, StoredFile } from './file-store.js';
+import { stageToFile } from './stage-file.js';
 
 /**
  * The file store on a local directory:
@@ -28,40 +26,9 @@ export function createLocalFileStore(directory: string): FileStore {
   return {
     location: root,
 
-    async stage(source, { maxBytes, headBytes }) {
-      await mkdir(tmp, { recursive: true });
-      const path = join(tmp, `${randomUUID()}.part`);
-      const hash = createHash('sha256');
-      const head: Buffer[] = [];
-      let headLength = 0;
-      let size = 0;
-      const meter = new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          size += chunk.length;
-          if (size > maxBytes) {
-            // Refused at once: the rest of the upload is the HTTP server's to read and
-            // drop after the 413 has gone out (its lingering close), not the store's.
-            done(tooLargeError(maxBytes));
-            return;
-          }
-          hash.update(chunk);
-          if (headLength < headBytes) {
-            const piece = chunk.subarray(0, headBytes - headLength);
-            head.push(piece);
-            headLength += piece.length;
-          }
-          done(null, chunk);
-        },
-      });
-      try {
-        // `flush`: the bytes are on disk before the file can be committed, so a
-        // crash never leaves a short file under a content address.
-        await pipeline(source, meter, createWriteStream(path, { flags: 'wx', flush: true }));
-      } catch (error) {
-        await rm(path, { force: true });
-        throw error;
-      }
-      return stagedFile(path, hash.digest('hex'), size, Buffer.concat(head), original);
+    async stage(source, limits) {
+      const { path, sha256, size, head } = await stageToFile(source, tmp, limits);
+      return stagedFile(path, sha256, size, head, original);
     },
 
     async open(key): Promise<StoredFile | undefined> {
@@ -131,22 +98,12 @@ function stagedFile(path: string, sha256: string, size: number, head: Buffer, or
   };
 }
 
-function tooLargeError(maxBytes: number): ApiError {
-  return new ApiError('FILE_TOO_LARGE', { detail: `The file is larger than ${formatBytes(maxBytes)}`, extensions: { maxBytes } });
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
-  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
-  return `${bytes} bytes`;
-}
-
-function checkedKey(key: string): string {
+export function checkedKey(key: string): string {
   if (parseFileKey(key) === undefined) throw new Error(`not a file key: ${JSON.stringify(key)}`);
   return key;
 }
 
-function checkedName(name: string): string {
+export function checkedName(name: string): string {
   if (!/^[0-9]+\.[a-z]+$/.test(name)) throw new Error(`not a variant name: ${JSON.stringify(name)}`);
   return name;
 }

@@ -25,10 +25,18 @@ export interface FileRoutesOptions {
   readonly precondition: (type: ResourceType, id: string, request: FastifyRequest) => WritePrecondition | undefined;
   /** Who may fetch `/files/…`: anyone with the URL (`public`, the default), or only callers who may read a record holding the file (`readers`). */
   readonly access?: FileAccess;
+  /** How an original leaves a store that can presign URLs: through this server (`stream`, the default) or by a redirect. */
+  readonly serve?: FileServe;
 }
 
 /** See docs/files.md#who-may-fetch-a-file. */
 export type FileAccess = 'public' | 'readers';
+
+/** See docs/object-storage.md#serving. */
+export type FileServe = 'stream' | 'redirect';
+
+/** How long a presigned URL of a redirect stays valid, in seconds: long enough to follow it, short enough that a leaked one soon dies. */
+const PRESIGNED_SECONDS = 300;
 
 /** Revalidated on every use (the check runs again, so access ends when the record is hidden), kept by the caller's browser only. */
 const READERS_ONLY = 'private, no-cache';
@@ -64,7 +72,7 @@ export function registerFileRoutes(app: FastifyInstance, options: FileRoutesOpti
 
   for (const method of ['GET', 'HEAD'] as const) {
     // HEAD is its own route so that it never opens (or reads) the file.
-    const serve: ServeOptions = { files, engine: options.engine, readersOnly: options.access === 'readers' };
+    const serve: ServeOptions = { files, engine: options.engine, readersOnly: options.access === 'readers', redirect: options.serve === 'redirect' };
     app.route({ method, url: '/files/:key', exposeHeadRoute: false, handler: (request, reply) => sendOriginal(serve, request, reply) });
     app.route({ method, url: '/files/:key/:width', exposeHeadRoute: false, handler: (request, reply) => sendVariant(serve, widths, request, reply) });
   }
@@ -113,6 +121,7 @@ interface ServeOptions {
   readonly files: FileService;
   readonly engine: Engine;
   readonly readersOnly: boolean;
+  readonly redirect: boolean;
 }
 
 /**
@@ -133,7 +142,15 @@ async function sendOriginal(serve: ServeOptions, request: FastifyRequest, reply:
   if (parsed === undefined || file === undefined) throw fileNotFound(key);
   // The key is the sha256 of the bytes: the strongest validator there is.
   const etag = `"${parsed.sha256}"`;
-  fileHeaders(serve, reply, etag, key, FORMAT_INFO[parsed.format].mediaType);
+  const mediaType = FORMAT_INFO[parsed.format].mediaType;
+  if (serve.redirect && serve.files.store.presignedUrl !== undefined && !ifNoneMatchMatches(header(request, 'if-none-match'), etag)) {
+    // After the access check: the URL is the permission, valid for minutes, so the redirect itself is never shared or kept.
+    const cacheControl = serve.readersOnly ? READERS_ONLY : IMMUTABLE;
+    const url = await serve.files.store.presignedUrl(key, { expiresIn: PRESIGNED_SECONDS, mediaType, filename: key, cacheControl });
+    if (serve.readersOnly) addVary(reply, 'Authorization');
+    return reply.code(302).header('location', url).header('cache-control', 'private, no-store').send();
+  }
+  fileHeaders(serve, reply, etag, key, mediaType);
   if (ifNoneMatchMatches(header(request, 'if-none-match'), etag)) return reply.code(304).send();
   reply.header('content-length', String(file.size));
   return request.method === 'HEAD' ? reply.send() : reply.send(file.stream());

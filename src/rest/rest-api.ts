@@ -13,7 +13,7 @@ import { LruCache } from '../util/lru-cache.js';
 import type { InputMode } from '../plan/validate-input.js';
 import { planCreate, planDelete, planLink, planUpdate } from '../plan/build-write.js';
 import type { ManyToManyRelation, ResourceType } from '../schema/model.js';
-import { registerFileRoutes, type FileAccess } from './file-routes.js';
+import { registerFileRoutes, type FileAccess, type FileServe } from './file-routes.js';
 import { writeRecordBody } from './record-input.js';
 import { listLinks, pageCursors, renderList, type PageCursors } from './render-list.js';
 import { parseQueryString, parseRestQuery, type RestQuery } from './query-params.js';
@@ -36,6 +36,8 @@ export interface RestApiOptions {
   readonly accounts?: Accounts | undefined;
   /** Who may fetch `/files/…` (file-routes.ts): `public` by default. */
   readonly fileAccess?: FileAccess | undefined;
+  /** How originals leave a store that can presign URLs (file-routes.ts): `stream` by default. */
+  readonly fileServe?: FileServe | undefined;
 }
 
 /** What a route and its query text mean, worked out once: the plan (its id slot open) and the list arguments. */
@@ -103,6 +105,7 @@ export function registerRestApi(app: FastifyInstance, restOptions: RestApiOption
     sendRecord: (type, id, request, reply) => sendRecord(options, type, id, request, reply),
     precondition: (type, id, request) => precondition(options, type, id, request),
     ...(options.fileAccess === undefined ? {} : { access: options.fileAccess }),
+    ...(options.fileServe === undefined ? {} : { serve: options.fileServe }),
   });
 }
 

@@ -7,7 +7,7 @@ import { resolvePlanLimits, type PlanLimits } from '../plan/limits.js';
 import { ApiError } from '../errors/api-error.js';
 import { PROBLEM_CONTENT_TYPE, problemOf } from '../rest/problem.js';
 import { registerRestApi } from '../rest/rest-api.js';
-import type { FileAccess } from '../rest/file-routes.js';
+import type { FileAccess, FileServe } from '../rest/file-routes.js';
 import { registerGraphqlApi, type GraphqlOptions } from '../graphql/graphql-api.js';
 import { registerOpenApi } from '../rest/openapi/register-openapi.js';
 import { multipartLimits } from '../files/multipart-parts.js';
@@ -117,6 +117,12 @@ export interface ServerOptions {
    * a record holding the file, rules applied; docs/files.md).
    */
   readonly fileAccess?: FileAccess;
+  /**
+   * How originals leave a store that can presign URLs (S3): `stream`ed
+   * through the server (the default), or a `redirect` to a short-lived
+   * presigned URL after the access check (docs/object-storage.md).
+   */
+  readonly fileServe?: FileServe;
   /** Webhook endpoints, event retention and the poll (src/events/, docs/events.md); events are published without them too. */
   readonly events?: Partial<EventsOptions>;
 }
@@ -232,6 +238,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   const accounts = await createAccounts(engine, options.accounts);
   app.addHook('onClose', async () => {
     await accounts?.close();
+    engine.files?.close();
   });
   const authenticator = createAuthenticator({ ...options.auth, adminRole: adminRoleOf(engine.model), db: engine.db, issuedTokens: accounts?.keys, suspended: accounts?.suspensions });
   const rateLimits = await createRateLimits(options.rateLimits, engine.db, engine.model.roles?.values, (error) => {
@@ -286,7 +293,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     await app.register(multipart, { limits: multipartLimits(engine.files.limits, options.bodyLimit ?? 1024 * 1024) });
   }
   const limits = resolvePlanLimits(options.limits);
-  registerRestApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true, eventStream: options.eventStream, accounts, fileAccess: options.fileAccess });
+  registerRestApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true, eventStream: options.eventStream, accounts, fileAccess: options.fileAccess, fileServe: options.fileServe });
   registerGraphqlApi(app, {
     engine,
     limits,

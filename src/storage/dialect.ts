@@ -96,6 +96,14 @@ export interface Database extends SqlRunner {
   readonly listen?: (channel: string, onMessage: (payload: string | undefined) => void) => Promise<() => Promise<void>>;
   /** Sends a notification on `channel` (see `listen`), outside any transaction. */
   readonly notify?: (channel: string, payload: string) => Promise<void>;
+  /**
+   * Runs `work` while holding the named locks, which every process on the
+   * database respects (PostgreSQL's advisory locks, held by a transaction
+   * that `work` runs in: a statement it sends runs in that transaction).
+   * `shared` locks of one name may be held together; an exclusive one waits
+   * for every other. Absent where the database is one process's (SQLite).
+   */
+  readonly advisoryLock?: <T>(locks: readonly NamedLock[], work: () => Promise<T>) => Promise<T>;
   /** Cheap liveness probe for /healthz. */
   ping(): Promise<void>;
   /**
@@ -108,6 +116,12 @@ export interface Database extends SqlRunner {
   /** Number of statements sent since start (observability and tests). */
   readonly statementCount: number;
   close(): Promise<void>;
+}
+
+/** A lock of `advisoryLock`, by name (hashed to the database's lock space: two names may share a lock, which only costs a wait). */
+export interface NamedLock {
+  readonly name: string;
+  readonly shared?: boolean;
 }
 
 /** Points one instance has spent on one key in the window ending at `windowEnd` (ms since the epoch). */

@@ -66,8 +66,8 @@ export async function startServer(
   options: {
     readonly seed?: SeedOptions | false;
     readonly server?: Partial<ServerOptions>;
-    /** File store options (its directory defaults to a fresh temporary one), or false for an engine without files. */
-    readonly files?: Omit<FileServiceOptions, 'store'> | false;
+    /** File store options (its directory defaults to a fresh temporary one; `store` replaces it), or false for an engine without files. */
+    readonly files?: FileServiceOptions | false;
     readonly engine?: Omit<EngineOptions, 'files'>;
     /** Serve the example with its permission rules (default: without, an open schema). */
     readonly rules?: boolean;

@@ -39,9 +39,9 @@ export const OPTIONS = {
     key: 'files',
     flag: '--files',
     env: ['DIGLOT_FILES'],
-    kind: text('<dir>'),
+    kind: text('<dir|s3-url>'),
     default: DEFAULT_FILES_DIRECTORY,
-    description: 'directory for uploaded files and their resized variants',
+    description: 'where uploaded files and their resized variants go: a directory, or s3://bucket/prefix (endpoint, region and keys from the AWS_* variables; docs/object-storage.md)',
     path: true,
   },
   filesAccess: {
@@ -51,6 +51,14 @@ export const OPTIONS = {
     kind: oneOf('<who>', ['public', 'readers'] as const),
     default: 'public',
     description: 'who may fetch /files/<key>: public (anyone with the URL; cached a year) or readers (callers who may read a record holding the file)',
+  },
+  filesServe: {
+    key: 'filesServe',
+    flag: '--files-serve',
+    env: ['DIGLOT_FILES_SERVE'],
+    kind: oneOf('<how>', ['stream', 'redirect'] as const),
+    default: 'stream',
+    description: 'with files in s3://: stream originals through the server, or redirect to a presigned URL valid 5 minutes (after the access check)',
   },
   port: {
     key: 'port',

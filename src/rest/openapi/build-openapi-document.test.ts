@@ -339,7 +339,7 @@ describe('the OpenAPI document', () => {
   it('documents 503 as every outage it stands for, each with its Retry-After', () => {
     const unavailable = document.components.responses['ServiceUnavailable'];
     expect(unavailable?.description).not.toMatch(/database does not answer/i);
-    expect(unavailable?.description).toContain('Codes: AUTHENTICATION_UNAVAILABLE, DATABASE_UNAVAILABLE, DATABASE_TIMEOUT, QUERY_TIMEOUT.');
+    expect(unavailable?.description).toContain('Codes: AUTHENTICATION_UNAVAILABLE, DATABASE_UNAVAILABLE, DATABASE_TIMEOUT, QUERY_TIMEOUT, FILE_STORE_UNAVAILABLE.');
     expect(unavailable?.headers).toEqual({ 'Retry-After': { $ref: '#/components/headers/Retry-After' } });
     const retryAfter = document.components.headers['Retry-After'];
     expect(retryAfter?.required).toBe(true);

@@ -138,7 +138,7 @@ export function sharedResponses(names: ComponentNames, requireIfMatch: boolean):
   };
   responses['ServiceUnavailable'] = {
     description:
-      'Something the request depends on did not answer, or not in time (the database, or the key set that verifies tokens), or the query ran past its time budget. ' +
+      'Something the request depends on did not answer, or not in time (the database, the key set that verifies tokens, or the object storage holding files), or the query ran past its time budget. ' +
       `Retrying after \`Retry-After\` seconds may succeed. Codes: ${codesFor(503).join(', ')}.`,
     headers: { 'Retry-After': ref('headers', 'Retry-After') },
     content: problem,

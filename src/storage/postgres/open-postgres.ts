@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Model } from '../../schema/model.js';
-import type { Database, RateCountExchange, SharedRateLimiterOptions, SqlRunner, SqlValue } from '../dialect.js';
+import type { Database, NamedLock, RateCountExchange, SharedRateLimiterOptions, SqlRunner, SqlValue } from '../dialect.js';
 import { createErrorLookup, type ErrorLookup } from '../map-db-error.js';
 import type { SchemaDialect } from '../migrate/schema-spec.js';
 import { redactUrl, StorageOpenError } from '../storage-open-error.js';
@@ -42,6 +42,10 @@ const PREPARABLE = /^\s*(?:select|with|insert|update|delete|values)\b/i;
 
 /** Names of prepared statements kept per SQL text; cleared when full (it only saves a hash). */
 const NAME_CACHE_LIMIT = 5000;
+
+/** Locks by name, held until the transaction ends (see Database.advisoryLock). */
+const ADVISORY_EXCLUSIVE = 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))';
+const ADVISORY_SHARED = 'SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))';
 
 /** Arbitrary fixed key of the advisory lock a migration holds, on a session of its own, from before its transaction until its concurrent index builds end. */
 const MIGRATION_LOCK_KEY = '7283110596124352513';
@@ -295,6 +299,13 @@ class PostgresDatabase implements Database {
   readonly notify = async (channel: string, payload: string): Promise<void> => {
     await this.run('SELECT pg_notify($1, $2)', [channel, payload]);
   };
+
+  readonly advisoryLock = <T>(locks: readonly NamedLock[], work: () => Promise<T>): Promise<T> =>
+    this.transaction(async (tx) => {
+      // In the order given: callers name the same locks in the same order, so two of them never wait on each other.
+      for (const lock of locks) await tx.run(lock.shared === true ? ADVISORY_SHARED : ADVISORY_EXCLUSIVE, [`diglot:${lock.name}`]);
+      return work();
+    });
 
   async ping(): Promise<void> {
     await this.#withClient((client) => client.query('SELECT 1'));
