@@ -1,6 +1,8 @@
 import { ApiError } from '../errors/api-error.js';
 import type { Field, Model, ResourceType } from '../schema/model.js';
+import { resolveField } from '../schema/renamed.js';
 import type { Rule } from '../schema/rules.js';
+import { DeprecatedUses, fieldNamed, inputUsesOf, typeNamed } from './deprecations.js';
 import { all, foldExpr, type FoldedRule } from './fold-rule.js';
 import type { Principal } from './principal.js';
 import type { Filter, Param } from './read-plan.js';
@@ -22,7 +24,9 @@ import type { UnchangedCheck, WriteActor, WritePlan, WriteRules, WriteValues } f
  */
 
 export function planCreate(model: Model, typeName: string, values: WriteValues, principal: Principal): WritePlan {
-  const type = resourceType(model, typeName);
+  const uses = new DeprecatedUses();
+  const type = typeNamed(model, typeName, uses);
+  uses.addAll(inputUsesOf(values));
   let withPresets: WriteValues | undefined;
   const rules = ruleParts(model, principal, (scope) => {
     const create = fold(scope, type, type.rules.create);
@@ -32,7 +36,7 @@ export function planCreate(model: Model, typeName: string, values: WriteValues, 
     return { check: asFilter(all([create, fieldWrites(scope, type, withPresets)])), references: referenceRules(scope, type, withPresets) };
   });
   withPresets ??= presetFromPrincipal(type, values, principal);
-  return Object.freeze({ kind: 'create', type: type.name, values: withPresets, ...rules, actor: actorOf(principal) });
+  return Object.freeze({ kind: 'create', type: type.name, values: withPresets, ...rules, actor: actorOf(principal), ...uses.onPlan() });
 }
 
 /**
@@ -42,7 +46,9 @@ export function planCreate(model: Model, typeName: string, values: WriteValues, 
  * PATCH leaves them.
  */
 export function planUpdate(model: Model, typeName: string, id: string, values: WriteValues, principal: Principal, replace = false): WritePlan {
-  const type = resourceType(model, typeName);
+  const uses = new DeprecatedUses();
+  const type = typeNamed(model, typeName, uses);
+  uses.addAll(inputUsesOf(values));
   let written: WriteValues | undefined;
   const rules = ruleParts(model, principal, (scope) => {
     // Only a field the caller may write on any record is reset: one whose rule depends on the record is left as PATCH would.
@@ -57,7 +63,17 @@ export function planUpdate(model: Model, typeName: string, id: string, values: W
   });
   written ??= replace ? withResets(type, values, () => true) : values;
   const unchanged = immutableCheck(type, written);
-  return Object.freeze({ kind: 'update', type: type.name, id, values: written, replace, ...(unchanged === undefined ? {} : { unchanged }), ...rules, actor: actorOf(principal) });
+  return Object.freeze({
+    kind: 'update',
+    type: type.name,
+    id,
+    values: written,
+    replace,
+    ...(unchanged === undefined ? {} : { unchanged }),
+    ...rules,
+    actor: actorOf(principal),
+    ...uses.onPlan(),
+  });
 }
 
 /**
@@ -81,7 +97,8 @@ export function checkWriteRights(model: Model, typeName: string, kind: 'create' 
   // The order planCreate and planUpdate refuse in, so a request gets the same code here as there.
   if (kind === 'create') checkType();
   for (const name of fields) {
-    const field = type.fieldsByName.get(name);
+    // An old name (`@renamed`) is the same field, with the same rules.
+    const field = resolveField(type, name)?.field;
     if (field !== undefined && fieldWrite(scope, type, field).kind === 'never') throw fieldForbidden(type, field, 'write');
   }
   if (kind === 'update') checkType();
@@ -135,9 +152,10 @@ function referenceRules(scope: RuleScope, type: ResourceType, values: WriteValue
 }
 
 export function planDelete(model: Model, typeName: string, id: string, principal: Principal): WritePlan {
-  const type = resourceType(model, typeName);
+  const uses = new DeprecatedUses();
+  const type = typeNamed(model, typeName, uses);
   const rules = ruleParts(model, principal, (scope) => ({ visible: rowRule(scope, type), allowed: asFilter(fold(scope, type, type.rules.delete)) }));
-  return Object.freeze({ kind: 'delete', type: type.name, id, ...rules, actor: actorOf(principal) });
+  return Object.freeze({ kind: 'delete', type: type.name, id, ...rules, actor: actorOf(principal), ...uses.onPlan() });
 }
 
 /**
@@ -146,8 +164,9 @@ export function planDelete(model: Model, typeName: string, id: string, principal
  * field's write rule apply.
  */
 export function planLink(model: Model, kind: 'connect' | 'disconnect', typeName: string, field: string, id: string, targetId: string, principal: Principal): WritePlan {
-  const type = resourceType(model, typeName);
-  const relation = type.fieldsByName.get(field);
+  const uses = new DeprecatedUses();
+  const type = typeNamed(model, typeName, uses);
+  const relation = fieldNamed(type, field, uses);
   if (relation?.kind !== 'manyToMany') {
     throw new ApiError('QUERY_UNKNOWN_RELATION', { detail: `${type.name} has no many-to-many relation "${field}"` });
   }
@@ -157,7 +176,7 @@ export function planLink(model: Model, kind: 'connect' | 'disconnect', typeName:
     const target = rowRule(scope, resourceType(model, relation.target));
     return { visible: rowRule(scope, type), allowed: asFilter(all([fold(scope, type, type.rules.update), write])), target };
   });
-  return Object.freeze({ kind, type: type.name, field, id, targetId, ...rules, actor: actorOf(principal) });
+  return Object.freeze({ kind, type: type.name, field: relation.name, id, targetId, ...rules, actor: actorOf(principal), ...uses.onPlan() });
 }
 
 /** Who caused a write, as its event names them: never a claim or a credential. */
@@ -242,7 +261,5 @@ function forbidden(detail: string): ApiError {
 }
 
 function resourceType(model: Model, name: string): ResourceType {
-  const type = model.typesByName.get(name);
-  if (type === undefined) throw new ApiError('ROUTE_NOT_FOUND', { detail: `No resource type ${name}` });
-  return type;
+  return typeNamed(model, name, new DeprecatedUses());
 }

@@ -8,6 +8,8 @@
  * compiled SQL and prepared statement.
  */
 
+import type { DeprecatedUse } from './deprecations.js';
+
 export interface Param {
   readonly param: number;
 }
@@ -98,6 +100,8 @@ export interface ReadPlan {
   readonly kind: 'read';
   readonly root: ReadRoot;
   readonly params: readonly unknown[];
+  /** Deprecated things the question used (old names kept by `@renamed`, …); absent when none. */
+  readonly deprecations?: readonly DeprecatedUse[];
 }
 
 /**

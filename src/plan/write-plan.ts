@@ -5,6 +5,7 @@
  * bump and the outbox event.
  */
 
+import type { DeprecatedUse } from './deprecations.js';
 import type { Principal } from './principal.js';
 import type { Filter } from './read-plan.js';
 
@@ -62,6 +63,8 @@ export type WritePlan = (
   readonly rules?: WriteRules;
   /** Who asked for the write, for its event; absent for Diglot's own writes (`via: 'system'`). */
   readonly actor?: WriteActor;
+  /** Deprecated things the write's input used (old names kept by `@renamed`, …); absent when none. */
+  readonly deprecations?: readonly DeprecatedUse[];
 };
 
 /** The principal behind a write as its event shows it: who and how, never a credential or claim. */
