@@ -11,7 +11,7 @@ import { LruCache } from '../util/lru-cache.js';
 import type { InputMode } from '../plan/validate-input.js';
 import { planCreate, planDelete, planLink, planUpdate } from '../plan/build-write.js';
 import type { ManyToManyRelation, ResourceType } from '../schema/model.js';
-import { resolveField, typeNames } from '../schema/renamed.js';
+import { resolveField, typeAlias } from '../schema/renamed.js';
 import { registerFileRoutes, type FileAccess } from './file-routes.js';
 import { writeRecordBody } from './record-input.js';
 import { listLinks, pageCursors, renderList, type PageCursors } from './render-list.js';
@@ -113,16 +113,6 @@ function registerResource(app: FastifyInstance, options: RestContext, type: Reso
       }
     }
   }
-}
-
-/**
- * The type as its old name (`@renamed(from:)`) shows it: the old path, and
- * plans built for the old name, which resolves to the type (plan/deprecations.ts).
- */
-function typeAlias(type: ResourceType): ResourceType | undefined {
-  if (type.renamedFrom === undefined) return undefined;
-  const old = typeNames(type.renamedFrom);
-  return Object.freeze({ ...type, name: type.renamedFrom, plural: old.plural, path: old.path });
 }
 
 type Params = { readonly id?: string; readonly targetId?: string };

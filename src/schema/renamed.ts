@@ -60,3 +60,15 @@ export function resolveType(model: Model, name: string): { readonly type: Resour
   const renamed = model.types.find((candidate) => candidate.renamedFrom === name);
   return renamed === undefined ? undefined : { type: renamed, alias: name };
 }
+
+/**
+ * The type as its old name (`@renamed(from:)`) shows it to clients: the old
+ * name, plural and path over the same fields. A plan built for this name
+ * resolves it to the type and reports the old name's use; both front-ends
+ * serve the old routes and root fields through it.
+ */
+export function typeAlias(type: ResourceType): ResourceType | undefined {
+  if (type.renamedFrom === undefined) return undefined;
+  const old = typeNames(type.renamedFrom);
+  return Object.freeze({ ...type, name: type.renamedFrom, plural: old.plural, path: old.path });
+}
