@@ -20,9 +20,9 @@ const model = modelOf(`
   }
 `);
 const options = { limits: DEFAULT_LIMITS, fromText: false, principal: ANONYMOUS };
-const title = { kind: 'field', coordinate: 'Article.title', reason: 'Renamed to headline', sunset: undefined };
-const writer = { kind: 'field', coordinate: 'Article.writer', reason: 'Renamed to author', sunset: undefined };
-const member = { kind: 'type', coordinate: 'Member', reason: 'Renamed to Person', sunset: undefined };
+const title = { kind: 'field', coordinate: 'Article.title', reason: 'Renamed to headline', sunset: undefined, since: undefined };
+const writer = { kind: 'field', coordinate: 'Article.writer', reason: 'Renamed to author', sunset: undefined, since: undefined };
+const member = { kind: 'type', coordinate: 'Member', reason: 'Renamed to Person', sunset: undefined, since: undefined };
 
 /**
  * The contract with the deprecation machinery (headers, GraphQL
@@ -50,7 +50,7 @@ describe('plans report the old names they were asked by', () => {
     expect(one.deprecations).toEqual([member]);
     expect(one.root.node.type).toBe('Person');
     const sub = planReadList(model, 'Member', {}, [{ key: 'id', field: 'id' }], { ...options, parent: { type: 'Member', field: 'followers', id: 'p1' } });
-    expect(sub.deprecations).toEqual([member, { kind: 'field', coordinate: 'Person.followers', reason: 'Renamed to fans', sunset: undefined }]);
+    expect(sub.deprecations).toEqual([member, { kind: 'field', coordinate: 'Person.followers', reason: 'Renamed to fans', sunset: undefined, since: undefined }]);
     expect(sub.root.kind === 'list' ? sub.root.parent?.field : undefined).toBe('fans');
   });
 

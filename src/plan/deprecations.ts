@@ -15,16 +15,18 @@ export interface DeprecatedUse {
   readonly reason: string;
   /** The date after which the thing may be gone (`@deprecated(sunset:)`), when given. */
   readonly sunset: string | undefined;
+  /** The date it was deprecated on (`@deprecated(since:)`), when given; a rename gives none. */
+  readonly since: string | undefined;
 }
 
 /** The use of a field's old name, kept by `@renamed(from:)`. */
 export function fieldAliasUse(type: ResourceType, alias: string, field: Field): DeprecatedUse {
-  return Object.freeze({ kind: 'field', coordinate: `${type.name}.${alias}`, reason: renamedReason(field.name), sunset: undefined });
+  return Object.freeze({ kind: 'field', coordinate: `${type.name}.${alias}`, reason: renamedReason(field.name), sunset: undefined, since: undefined });
 }
 
 /** The use of a type's old name (its old root fields or REST path), kept by `@renamed(from:)`. */
 export function typeAliasUse(type: ResourceType): DeprecatedUse {
-  return Object.freeze({ kind: 'type', coordinate: type.renamedFrom ?? type.name, reason: renamedReason(type.name), sunset: undefined });
+  return Object.freeze({ kind: 'type', coordinate: type.renamedFrom ?? type.name, reason: renamedReason(type.name), sunset: undefined, since: undefined });
 }
 
 /** Uses in the order first met, each once. */
