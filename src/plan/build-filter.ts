@@ -3,7 +3,8 @@ import type { Field, Model, ResourceType } from '../schema/model.js';
 import { suggest } from '../util/suggest.js';
 import { resolveField } from '../schema/renamed.js';
 import { coerceScalar } from './coerce.js';
-import { type DeprecatedUse, fieldAliasUse } from './deprecations.js';
+import type { DeprecationCollector } from './deprecated-use.js';
+import { fieldAliasUse } from './deprecations.js';
 import type { CompareOp, Filter, Param } from './read-plan.js';
 
 /**
@@ -31,8 +32,8 @@ export interface FilterContext {
   readonly path: string;
   /** Throws when the asker may not filter on the field (see plan/read-rules.ts). */
   readonly readable?: (type: ResourceType, field: Field) => void;
-  /** Told of each deprecated thing the filter uses (a field's old name). */
-  readonly deprecated?: (use: DeprecatedUse) => void;
+  /** Where the deprecated fields and enum values the filter uses are noted. */
+  readonly deprecations?: DeprecationCollector | undefined;
 }
 
 /**
@@ -88,7 +89,7 @@ function buildFieldConditions(ctx: FilterContext, type: ResourceType, asked: str
   const resolved = resolveField(type, asked);
   const field = resolved?.field;
   const name = field?.name ?? asked;
-  if (resolved?.alias !== undefined && field !== undefined) ctx.deprecated?.(fieldAliasUse(type, resolved.alias, field));
+  if (resolved?.alias !== undefined && field !== undefined) ctx.deprecations?.use(fieldAliasUse(type, resolved.alias, field));
   if (field === undefined || field.kind === 'toMany' || field.kind === 'manyToMany' || (field.kind === 'scalar' && (field.list || field.scalar === 'JSON'))) {
     const filterable = type.fields.filter((f) => f.kind === 'toOne' || f.kind === 'file' || (f.kind === 'scalar' && !f.list && f.scalar !== 'JSON'));
     const hint = suggest(name, filterable.map((f) => f.name));
@@ -98,6 +99,7 @@ function buildFieldConditions(ctx: FilterContext, type: ResourceType, asked: str
     });
   }
   ctx.readable?.(type, field);
+  ctx.deprecations?.field(type, field);
   if (typeof conditions !== 'object' || conditions === null || Array.isArray(conditions)) {
     throw invalid(path, `must be an object of operators (${FILTER_OPERATORS.join(', ')})`);
   }
@@ -128,6 +130,7 @@ function buildFieldConditions(ctx: FilterContext, type: ResourceType, asked: str
       }
       const coerced = coerceScalar(ctx.model, { ...field, nullable: false }, value, ctx.fromText);
       if (!coerced.ok) throw invalid(at, `${name} ${coerced.reason}`);
+      ctx.deprecations?.enumValues(ctx.model, field.enum, coerced.value);
       return ctx.param(coerced.value);
     };
     if (op === 'in') {

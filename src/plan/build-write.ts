@@ -2,8 +2,9 @@ import { ApiError } from '../errors/api-error.js';
 import type { Field, Model, ResourceType } from '../schema/model.js';
 import { resolveField } from '../schema/renamed.js';
 import type { Rule } from '../schema/rules.js';
-import { DeprecatedUses, fieldNamed, inputUsesOf, typeNamed } from './deprecations.js';
+import { fieldNamed, inputUsesOf, typeNamed } from './deprecations.js';
 import { all, foldExpr, type FoldedRule } from './fold-rule.js';
+import { DeprecationCollector, type DeprecatedUse } from './deprecated-use.js';
 import type { Principal } from './principal.js';
 import type { Filter, Param } from './read-plan.js';
 import { fieldForbidden, NO_ROWS, rowRule, type RuleScope } from './read-rules.js';
@@ -24,9 +25,9 @@ import type { UnchangedCheck, WriteActor, WritePlan, WriteRules, WriteValues } f
  */
 
 export function planCreate(model: Model, typeName: string, values: WriteValues, principal: Principal): WritePlan {
-  const uses = new DeprecatedUses();
+  const uses = new DeprecationCollector();
   const type = typeNamed(model, typeName, uses);
-  uses.addAll(inputUsesOf(values));
+  for (const use of inputUsesOf(values)) uses.use(use);
   let withPresets: WriteValues | undefined;
   const rules = ruleParts(model, principal, (scope) => {
     const create = fold(scope, type, type.rules.create);
@@ -36,7 +37,7 @@ export function planCreate(model: Model, typeName: string, values: WriteValues, 
     return { check: asFilter(all([create, fieldWrites(scope, type, withPresets)])), references: referenceRules(scope, type, withPresets) };
   });
   withPresets ??= presetFromPrincipal(type, values, principal);
-  return Object.freeze({ kind: 'create', type: type.name, values: withPresets, ...rules, actor: actorOf(principal), ...uses.onPlan() });
+  return Object.freeze({ kind: 'create', type: type.name, values: withPresets, ...rules, deprecations: writeDeprecations(model, type, values, uses), actor: actorOf(principal) });
 }
 
 /**
@@ -46,9 +47,9 @@ export function planCreate(model: Model, typeName: string, values: WriteValues, 
  * PATCH leaves them.
  */
 export function planUpdate(model: Model, typeName: string, id: string, values: WriteValues, principal: Principal, replace = false): WritePlan {
-  const uses = new DeprecatedUses();
+  const uses = new DeprecationCollector();
   const type = typeNamed(model, typeName, uses);
-  uses.addAll(inputUsesOf(values));
+  for (const use of inputUsesOf(values)) uses.use(use);
   let written: WriteValues | undefined;
   const rules = ruleParts(model, principal, (scope) => {
     // Only a field the caller may write on any record is reset: one whose rule depends on the record is left as PATCH would.
@@ -71,8 +72,9 @@ export function planUpdate(model: Model, typeName: string, id: string, values: W
     replace,
     ...(unchanged === undefined ? {} : { unchanged }),
     ...rules,
+    // The client's own input: fields a PUT resets were not named by it.
+    deprecations: writeDeprecations(model, type, values, uses),
     actor: actorOf(principal),
-    ...uses.onPlan(),
   });
 }
 
@@ -151,11 +153,24 @@ function referenceRules(scope: RuleScope, type: ResourceType, values: WriteValue
   return out;
 }
 
+/** The deprecated things a write names: its type, each input field and enum value, the relation it links, and the old names `collector` holds already. */
+function writeDeprecations(model: Model, type: ResourceType, input: WriteValues, collector: DeprecationCollector, relation?: Field): readonly DeprecatedUse[] {
+  collector.type(type);
+  if (relation !== undefined) collector.field(type, relation);
+  for (const [name, value] of Object.entries(input)) {
+    const field = type.fieldsByName.get(name);
+    if (field === undefined) continue;
+    collector.field(type, field);
+    if (field.kind === 'scalar') collector.enumValues(model, field.enum, value);
+  }
+  return collector.list();
+}
+
 export function planDelete(model: Model, typeName: string, id: string, principal: Principal): WritePlan {
-  const uses = new DeprecatedUses();
+  const uses = new DeprecationCollector();
   const type = typeNamed(model, typeName, uses);
   const rules = ruleParts(model, principal, (scope) => ({ visible: rowRule(scope, type), allowed: asFilter(fold(scope, type, type.rules.delete)) }));
-  return Object.freeze({ kind: 'delete', type: type.name, id, ...rules, actor: actorOf(principal), ...uses.onPlan() });
+  return Object.freeze({ kind: 'delete', type: type.name, id, ...rules, deprecations: writeDeprecations(model, type, {}, uses), actor: actorOf(principal) });
 }
 
 /**
@@ -164,7 +179,7 @@ export function planDelete(model: Model, typeName: string, id: string, principal
  * field's write rule apply.
  */
 export function planLink(model: Model, kind: 'connect' | 'disconnect', typeName: string, field: string, id: string, targetId: string, principal: Principal): WritePlan {
-  const uses = new DeprecatedUses();
+  const uses = new DeprecationCollector();
   const type = typeNamed(model, typeName, uses);
   const relation = fieldNamed(type, field, uses);
   if (relation?.kind !== 'manyToMany') {
@@ -176,7 +191,7 @@ export function planLink(model: Model, kind: 'connect' | 'disconnect', typeName:
     const target = rowRule(scope, resourceType(model, relation.target));
     return { visible: rowRule(scope, type), allowed: asFilter(all([fold(scope, type, type.rules.update), write])), target };
   });
-  return Object.freeze({ kind, type: type.name, field: relation.name, id, targetId, ...rules, actor: actorOf(principal), ...uses.onPlan() });
+  return Object.freeze({ kind, type: type.name, field: relation.name, id, targetId, ...rules, deprecations: writeDeprecations(model, type, {}, uses, relation), actor: actorOf(principal) });
 }
 
 /** Who caused a write, as its event names them: never a claim or a credential. */
@@ -261,5 +276,5 @@ function forbidden(detail: string): ApiError {
 }
 
 function resourceType(model: Model, name: string): ResourceType {
-  return typeNamed(model, name, new DeprecatedUses());
+  return typeNamed(model, name, new DeprecationCollector());
 }

@@ -1,23 +1,14 @@
+/**
+ * Old names kept by `@renamed(from:)`, as deprecated uses: every plan builder
+ * looks types and fields up through `typeNamed` / `fieldNamed`, so an old
+ * name reads, filters, sorts and writes what it became and is reported like
+ * any other deprecated thing (headers, GraphQL extensions, usage counts).
+ */
 import { ApiError } from '../errors/api-error.js';
 import type { Field, Model, ResourceType } from '../schema/model.js';
 import { renamedReason, resolveField, resolveType } from '../schema/renamed.js';
+import type { DeprecatedUse, DeprecationCollector } from './deprecated-use.js';
 import type { WriteValues } from './write-plan.js';
-
-/**
- * One deprecated thing a request used, carried on its plan so that every
- * way in (REST, GraphQL over any transport) reports the same uses: the
- * `Deprecation` header, GraphQL's `extensions.deprecations`, usage counts.
- * `coordinate` is a GraphQL schema coordinate (`Post.title`, `Member`).
- */
-export interface DeprecatedUse {
-  readonly kind: 'field' | 'type' | 'argument' | 'enumValue';
-  readonly coordinate: string;
-  readonly reason: string;
-  /** The date after which the thing may be gone (`@deprecated(sunset:)`), when given. */
-  readonly sunset: string | undefined;
-  /** The date it was deprecated on (`@deprecated(since:)`), when given; a rename gives none. */
-  readonly since: string | undefined;
-}
 
 /** The use of a field's old name, kept by `@renamed(from:)`. */
 export function fieldAliasUse(type: ResourceType, alias: string, field: Field): DeprecatedUse {
@@ -29,36 +20,18 @@ export function typeAliasUse(type: ResourceType): DeprecatedUse {
   return Object.freeze({ kind: 'type', coordinate: type.renamedFrom ?? type.name, reason: renamedReason(type.name), sunset: undefined, since: undefined });
 }
 
-/** Uses in the order first met, each once. */
-export class DeprecatedUses {
-  readonly #uses = new Map<string, DeprecatedUse>();
-
-  add = (use: DeprecatedUse): void => {
-    if (!this.#uses.has(use.coordinate)) this.#uses.set(use.coordinate, use);
-  };
-
-  addAll(uses: Iterable<DeprecatedUse>): void {
-    for (const use of uses) this.add(use);
-  }
-
-  /** `{ deprecations }` when there are any, else nothing: a plan without uses keeps its shape. */
-  onPlan(): { readonly deprecations?: readonly DeprecatedUse[] } {
-    return this.#uses.size === 0 ? {} : { deprecations: Object.freeze([...this.#uses.values()]) };
-  }
-}
-
 /** A type by its name, or by its old one (`@renamed`), reported to `uses`; ROUTE_NOT_FOUND when neither. */
-export function typeNamed(model: Model, name: string, uses: DeprecatedUses): ResourceType {
+export function typeNamed(model: Model, name: string, uses: DeprecationCollector): ResourceType {
   const resolved = resolveType(model, name);
   if (resolved === undefined) throw new ApiError('ROUTE_NOT_FOUND', { detail: `No resource type ${name}` });
-  if (resolved.alias !== undefined) uses.add(typeAliasUse(resolved.type));
+  if (resolved.alias !== undefined) uses.use(typeAliasUse(resolved.type));
   return resolved.type;
 }
 
 /** A field by its name, or by its old one (`@renamed`), reported to `uses`; undefined when neither. */
-export function fieldNamed(type: ResourceType, name: string, uses: DeprecatedUses): Field | undefined {
+export function fieldNamed(type: ResourceType, name: string, uses: DeprecationCollector): Field | undefined {
   const resolved = resolveField(type, name);
-  if (resolved?.alias !== undefined) uses.add(fieldAliasUse(type, resolved.alias, resolved.field));
+  if (resolved?.alias !== undefined) uses.use(fieldAliasUse(type, resolved.alias, resolved.field));
   return resolved?.field;
 }
 

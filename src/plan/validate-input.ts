@@ -6,7 +6,8 @@ import { MAX_ID_LENGTH } from '../util/ids.js';
 import { suggest } from '../util/suggest.js';
 import { resolveField } from '../schema/renamed.js';
 import { coerceScalar } from './coerce.js';
-import { type DeprecatedUse, fieldAliasUse, noteInputUses } from './deprecations.js';
+import type { DeprecatedUse } from './deprecated-use.js';
+import { fieldAliasUse, noteInputUses } from './deprecations.js';
 import { isFileInput } from './file-input.js';
 import type { WriteValues } from './write-plan.js';
 

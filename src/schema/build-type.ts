@@ -1,5 +1,6 @@
 import { DirectiveLocation, type FieldDefinitionNode, Kind, print } from 'graphql';
-import { buildField, cacheHintOf, commonOf, deprecationOf, type FieldContext, renamedOf } from './build-field.js';
+import { buildField, cacheHintOf, commonOf, type FieldContext, renamedOf } from './build-field.js';
+import { deprecationMembers } from './read-deprecation.js';
 import type { Declarations, ObjectDeclaration } from './collect-definitions.js';
 import type { FieldDraft, TypeDraft } from './drafts.js';
 import type { ScalarField } from './model.js';
@@ -63,7 +64,7 @@ export function buildTypeDraft(
     path,
     table,
     cache: cacheHintOf(uses, problems),
-    deprecated: deprecationOf(uses),
+    ...deprecationMembers(uses, problems),
     renamedFrom: renamedOf(uses, problems),
     location: locate(declaration.node.name),
     fields,

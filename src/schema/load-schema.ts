@@ -68,6 +68,7 @@ export function loadSchema(sources: readonly SchemaSource[]): LoadSchemaResult {
       name: declaration.name,
       values: declaration.values.map((value) => value.name.value),
       description: declaration.node.description?.value,
+      deprecatedValues: freezeMap([...declaration.deprecatedValues]),
     },
   ]);
   const types = drafts.map((draft) => finishType(draft, relations, rules));
@@ -126,6 +127,7 @@ function finishType(draft: TypeDraft, relations: PairedRelations, rules: Checked
     renamedFrom: draft.renamedFrom?.from,
     cache: draft.cache,
     deprecated: draft.deprecated,
+    deprecatedDates: draft.deprecatedDates,
     location: draft.location,
     indexes: draft.indexes.map((index) => index.fields),
     rules: rules.types.get(draft.name) ?? {},

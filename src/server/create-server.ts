@@ -212,6 +212,9 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   const siteOrigins = [...(options.allowedOrigins ?? []), ...corsOrigins(options.cors)];
   app.addHook('onRequest', crossSiteGuard(siteOrigins));
   const { engine } = options;
+  await engine.deprecationUsage.prepare(engine.model);
+  // Counts of deprecated use still in memory go to the database before it closes.
+  app.addHook('onClose', () => engine.deprecationUsage.close());
   const accounts = await createAccounts(engine, options.accounts);
   app.addHook('onClose', async () => {
     await accounts?.close();
@@ -267,7 +270,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
         const principal = await authenticator.authenticate(authorization);
         const address = proxyAddr(request, trustedProxy);
         const site = { transport: 'graphql-ws', method: 'POST', origin: request.headers.origin, fetchSite: header(request, 'sec-fetch-site') } as const;
-        return { principal, operation: () => contexts.create(principal, address, app.log, site), credential: authenticator.lifetimeOf(principal) };
+        return { principal, operation: () => contexts.create(principal, address, header(request, 'x-client-name'), app.log, site), credential: authenticator.lifetimeOf(principal) };
       },
     },
     maxMessageBytes: options.bodyLimit ?? 1024 * 1024,
