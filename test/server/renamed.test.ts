@@ -73,6 +73,18 @@ describeEachDialect('@renamed in the example: restart, no data lost, old clients
       expect(old.json).toEqual({ title: post.title });
     });
 
+    it('tells an old client it used a deprecated name (Deprecation header), and one that names only new fields nothing', async () => {
+      const full = await http(server.url, 'GET', `/posts/${post.id}`);
+      expect(full.headers.get('deprecation')).toMatch(/^@\d+$/);
+      expect(full.headers.get('link')).toContain('Post.title');
+      const old = await http(server.url, 'GET', `/products/${product.id}?fields=id`);
+      expect(old.headers.get('deprecation')).toMatch(/^@\d+$/);
+      expect(old.headers.get('link')).toContain('#Product');
+      const current = await http(server.url, 'GET', `/posts/${post.id}?fields=id,headline`);
+      expect(current.status).toBe(200);
+      expect(current.headers.get('deprecation')).toBeNull();
+    });
+
     it('filters and sorts by the old name', async () => {
       const filtered = await http(server.url, 'GET', `/posts?fields=id&filter[title]=${encodeURIComponent(post.title)}&sort=title&limit=100`);
       expect(filtered.status).toBe(200);
@@ -122,6 +134,9 @@ describeEachDialect('@renamed in the example: restart, no data lost, old clients
       const read = await gql(server.url, 'query($id: ID!) { post(id: $id) { title headline } }', { id: post.id });
       expect(read.json.errors).toBeUndefined();
       expect(read.json.data.post.title).toBe(read.json.data.post.headline);
+      expect(read.json.extensions.deprecations).toContainEqual(expect.objectContaining({ kind: 'field', coordinate: 'Post.title', reason: 'Renamed to headline' }));
+      const current = await gql(server.url, 'query($id: ID!) { post(id: $id) { headline } }', { id: post.id });
+      expect(current.json.extensions?.deprecations ?? []).toEqual([]);
     });
 
     it('filters, orders and writes by the old name', async () => {
@@ -139,6 +154,7 @@ describeEachDialect('@renamed in the example: restart, no data lost, old clients
       const read = await gql(server.url, 'query($id: ID!) { product(id: $id) { id name } products(first: 100) { id } productsCount }', { id: product.id });
       expect(read.json.errors).toBeUndefined();
       expect(read.json.data.product).toEqual({ id: product.id, name: product.name });
+      expect(read.json.extensions.deprecations).toContainEqual(expect.objectContaining({ kind: 'type', coordinate: 'Product', reason: 'Renamed to Item' }));
       expect(read.json.data.products).toContainEqual({ id: product.id });
       const fields = await gql(server.url, '{ __type(name: "Query") { fields(includeDeprecated: true) { name isDeprecated deprecationReason } } }');
       const roots = fields.json.data.__type.fields as { name: string; isDeprecated: boolean; deprecationReason: string | null }[];
