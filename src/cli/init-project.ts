@@ -98,7 +98,9 @@ type Note
   body: String
   isPublic: Boolean! @default(value: false)
   "Set from the token; the create rule refuses a note in someone else's name."
-  author: Member! @default(fromAuth: "id")
+  # A member who deletes themself takes their notes along (without onDelete, a
+  # member with notes could not be deleted: RESTRICT is the default).
+  author: Member! @default(fromAuth: "id") @relation(onDelete: CASCADE)
   createdAt: DateTime! @createdAt
   updatedAt: DateTime! @updatedAt
 }

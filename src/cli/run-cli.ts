@@ -410,6 +410,7 @@ async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: b
   const files = createFileService({ directory: options.files });
   const engine = createEngine(model, db, {
     files,
+    maxCascade: options.maxCascade,
     deprecations: { onError: (error) => process.stderr.write(`diglot: counts of deprecated use not saved yet (kept for the next try): ${describe(error)}\n`) },
   });
   const justSeeded = seedIfEmpty && (await engine.isEmpty());

@@ -46,6 +46,7 @@ export class DeprecationUsage {
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> | undefined;
   #recorded: ReadonlyMap<string, number> = new Map();
+  #preparedAt: number | undefined;
 
   constructor(db: Database, options: DeprecationUsageOptions = {}) {
     this.#db = db;
@@ -60,6 +61,7 @@ export class DeprecationUsage {
    * such things), for `deprecatedAt`.
    */
   async prepare(model: Model): Promise<void> {
+    this.#preparedAt = Math.floor(Date.now() / 1000);
     const undated = schemaDeprecations(model).filter((use) => use.since === undefined);
     if (undated.length === 0) return;
     this.#recorded = await recordDeprecationDates(this.#db, undated.map((use) => use.coordinate), Date.now());
@@ -68,12 +70,14 @@ export class DeprecationUsage {
   /**
    * When the thing was deprecated, in seconds since the epoch (RFC 9745's
    * date): its `since`, else when this database first served it as
-   * deprecated, else undefined (the server was not prepared).
+   * deprecated, else (a thing `schemaDeprecations` does not list) when this
+   * server started, the latest it can have been deprecated by; undefined
+   * when the server was not prepared.
    */
   deprecatedAt(use: DeprecatedUse): number | undefined {
     if (use.since !== undefined) return Date.parse(`${use.since}T00:00:00Z`) / 1000;
     const recorded = this.#recorded.get(use.coordinate);
-    return recorded === undefined ? undefined : Math.floor(recorded / 1000);
+    return recorded === undefined ? this.#preparedAt : Math.floor(recorded / 1000);
   }
 
   /**
@@ -82,7 +86,8 @@ export class DeprecationUsage {
    * fields) used it; nothing at all for a plan that used none.
    */
   record(uses: readonly DeprecatedUse[], context: RequestContext): void {
-    if (uses.length === 0) return;
+    // Diglot's own work (seeding, an account flow's bookkeeping) is no client's use.
+    if (uses.length === 0 || context.site.transport === 'server') return;
     let counted = this.#counted.get(context);
     if (counted === undefined) {
       counted = new Set();

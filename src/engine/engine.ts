@@ -40,6 +40,8 @@ export interface EngineOptions {
   readonly live?: LiveReadOptions;
   /** How often, at most, the tables' estimated sizes are asked for again after writes (ms; default 60,000). */
   readonly tableSizesRefreshMs?: number;
+  /** Records one delete may remove or change through `@relation(onDelete:)`, beyond itself (default 1000); past it, 409 RELATION_CASCADE_TOO_LARGE. */
+  readonly maxCascade?: number;
   /** How uses of deprecated things are counted and flushed to the database. */
   readonly deprecations?: DeprecationUsageOptions;
 }
@@ -207,7 +209,7 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
   const clock = new ChangeClock(db);
   const reader = new ReadExecutor(model, db, options.maxResponseLength);
   const files = options.files === undefined ? undefined : bindFiles(model, db, options.files);
-  const writer = new WriteExecutor(model, db, clock, files?.release);
+  const writer = new WriteExecutor(model, db, clock, files?.release, options.maxCascade);
   const validators = new ValidatorCache();
   const sizes = new TableSizes(db, [...new Set(model.types.flatMap((type) => [type.table, ...joinTables(type)]))], options.tableSizesRefreshMs);
   // Asked once now and, after writes, now and then: never on a read's path.

@@ -9,6 +9,7 @@ import { newId } from '../util/ids.js';
 import type { ChangeClock, ClockMove } from './change-clock.js';
 import { eventTypeOf } from './event-images.js';
 import { addFileKeys, keysLeftBehind } from './file-references.js';
+import { DEFAULT_MAX_CASCADE, runCascade } from './run-cascade.js';
 
 const SYSTEM_ACTOR: WriteActor = Object.freeze({ id: null, role: null, via: 'system' });
 
@@ -32,6 +33,8 @@ export class WriteExecutor {
     private readonly db: Database,
     private readonly clock: ChangeClock,
     private readonly releaseFiles?: ReleaseFiles,
+    /** Records one delete may remove or change through its relations, beyond itself. */
+    private readonly maxCascade = DEFAULT_MAX_CASCADE,
   ) {
     this.compiler = new WriteCompiler(model, db);
   }
@@ -110,6 +113,16 @@ export class WriteExecutor {
             if (row === undefined || Number(row['visible']) !== 1) throw targetNotFound(step.type, step.field, step.target);
             break;
           }
+          case 'cascade':
+            await runCascade(tx, step.cascade, {
+              root: type,
+              id,
+              limit: this.maxCascade,
+              principal: step.principal,
+              now: step.now,
+              files: this.releaseFiles === undefined ? undefined : files,
+            });
+            break;
           case 'files':
             addFileKeys(files, await tx.all(step.sql, step.params), step.columns);
             break;
@@ -122,7 +135,9 @@ export class WriteExecutor {
             if ((await tx.all(step.sql, step.params)).length === 0) throw notFound(step.type, step.id);
             break;
           case 'apply': {
-            const { changes } = await tx.run(step.sql, step.params);
+            const { changes } = await tx.run(step.sql, step.params).catch((error: unknown) => {
+              throw plan.kind === 'delete' ? referencedStill(type, error) : error;
+            });
             if (changes === 0 && step.none === 'notFound') throw notFound(type.name, id);
             if (changes === 0 && step.none === 'unchanged') return { id, changed: false };
             break;
@@ -219,6 +234,16 @@ export class WriteExecutor {
       createdAt: now,
     };
   }
+}
+
+/**
+ * A delete the database refused for a row pointing at the record (SQLite
+ * names no constraint; PostgreSQL's is mapped already): one inserted since
+ * the cascade looked, or written outside Diglot. A conflict, never a 500.
+ */
+function referencedStill(type: ResourceType, error: unknown): unknown {
+  if (!(error instanceof ApiError) || error.code !== 'RELATION_TARGET_NOT_FOUND') return error;
+  return new ApiError('RELATION_CONFLICT', { detail: `Other records refer to this ${type.name}: delete or change them first.`, cause: error });
 }
 
 function immutable(type: string, fields: readonly string[]): ApiError {

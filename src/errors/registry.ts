@@ -69,7 +69,12 @@ export const ERROR_REGISTRY = {
   // data: what the database said
   NOT_FOUND: { status: 404, title: 'Not found' },
   UNIQUE_VIOLATION: { status: 409, title: 'Unique constraint violated' },
+  // A delete refused while records point at the record (@relation(onDelete: RESTRICT), the default).
   RELATION_CONFLICT: { status: 409, title: 'Relation conflict' },
+  // A delete whose CASCADE would remove records the caller may not delete: refused as a direct delete of them would be.
+  RELATION_CASCADE_FORBIDDEN: { status: 403, title: 'Cascade forbidden' },
+  // A delete whose cascade would remove or change more records than the server allows in one request (--max-cascade).
+  RELATION_CASCADE_TOO_LARGE: { status: 409, title: 'Cascade too large' },
   RELATION_TARGET_NOT_FOUND: { status: 409, title: 'Related record not found' },
   DATABASE_UNAVAILABLE: { status: 503, title: 'Database unavailable', retryAfter: 5 },
   DATABASE_TIMEOUT: { status: 503, title: 'Database timed out', retryAfter: 2 },

@@ -8,7 +8,8 @@ import { DeprecationCollector, type DeprecatedUse } from './deprecated-use.js';
 import type { Principal } from './principal.js';
 import type { Filter, Param } from './read-plan.js';
 import { fieldForbidden, NO_ROWS, rowRule, type RuleScope } from './read-rules.js';
-import type { UnchangedCheck, WriteActor, WritePlan, WriteRules, WriteValues } from './write-plan.js';
+import type { CascadeRules, UnchangedCheck, WriteActor, WritePlan, WriteRules, WriteValues } from './write-plan.js';
+import { deleteReach } from '../schema/delete-reach.js';
 
 /**
  * Builders of write plans, the counterpart of build-read.ts: both front-ends
@@ -166,11 +167,36 @@ function writeDeprecations(model: Model, type: ResourceType, input: WriteValues,
   return collector.list();
 }
 
+/**
+ * A delete, with the rules of every type it reaches through relations that
+ * point at the record (docs/schema.md, "What a delete does"): the engine
+ * applies them to the records a CASCADE would remove with it, exactly as to
+ * a direct delete of each.
+ */
 export function planDelete(model: Model, typeName: string, id: string, principal: Principal): WritePlan {
   const uses = new DeprecationCollector();
   const type = typeNamed(model, typeName, uses);
-  const rules = ruleParts(model, principal, (scope) => ({ visible: rowRule(scope, type), allowed: asFilter(fold(scope, type, type.rules.delete)) }));
+  const rules = ruleParts(model, principal, (scope) => ({
+    visible: rowRule(scope, type),
+    allowed: asFilter(fold(scope, type, type.rules.delete)),
+    cascade: cascadeRules(scope, type),
+  }));
   return Object.freeze({ kind: 'delete', type: type.name, id, ...rules, deprecations: writeDeprecations(model, type, {}, uses), actor: actorOf(principal) });
+}
+
+/** The read and delete rules of each type whose records point at a record a delete of `type` removes. */
+function cascadeRules(scope: RuleScope, type: ResourceType): Readonly<Record<string, CascadeRules>> | undefined {
+  let out: Record<string, CascadeRules> | undefined;
+  for (const edges of deleteReach(scope.model, type).values()) {
+    for (const { type: referrer, field } of edges) {
+      if (field.onDelete === 'SET_NULL' || out?.[referrer.name] !== undefined) continue;
+      const rules = definedOnly({ visible: rowRule(scope, referrer), allowed: asFilter(fold(scope, referrer, referrer.rules.delete)) });
+      if (Object.keys(rules).length === 0) continue;
+      out ??= {};
+      out[referrer.name] = Object.freeze(rules);
+    }
+  }
+  return out;
 }
 
 /**

@@ -33,6 +33,20 @@ export interface WriteRules {
    * (409 RELATION_TARGET_NOT_FOUND), as a link to it is a 404.
    */
   readonly references?: Readonly<Record<string, Filter>>;
+  /**
+   * A delete: for each type whose records point at the deleted record (or
+   * at records deleted with it), which of them the asker may see (counted
+   * in a refusal) and delete (a CASCADE reaching one outside them is 403
+   * RELATION_CASCADE_FORBIDDEN, nothing deleted). A type without an entry
+   * is open to the asker.
+   */
+  readonly cascade?: Readonly<Record<string, CascadeRules>>;
+}
+
+/** The rules of one type a delete reaches through its relations: its stored rows the asker may see, and may delete. */
+export interface CascadeRules {
+  readonly visible?: Filter;
+  readonly allowed?: Filter;
 }
 
 /** An update of `@immutable` fields: the stored row must already hold the values written (else 409 INPUT_IMMUTABLE_FIELD). */

@@ -5,7 +5,7 @@ import { coerceDefault } from './coerce-default.js';
 import { BUILT_IN_SCALARS } from './directives.js';
 import type { FieldCommon, FieldDraft, RenamedDraft, RuleDraft } from './drafts.js';
 import { type FieldShape, shapeOf } from './field-shape.js';
-import type { CacheHint, CacheScope, FileField, ScalarField, ScalarName } from './model.js';
+import type { CacheHint, CacheScope, FileField, OnDelete, ScalarField, ScalarName } from './model.js';
 import { readAllow } from './read-allow.js';
 import { columnName } from './renamed.js';
 import { deprecationMembers, readDeprecation } from './read-deprecation.js';
@@ -97,6 +97,7 @@ export function buildField(node: FieldDefinitionNode, context: FieldContext): Fi
     }
     const inverse = uses.get('relation');
     const inverseNode = inverse?.argumentNodes.get('inverse');
+    const onDelete = readOnDelete(inverse, qualified, shape, problems);
     return {
       kind: 'relation',
       draft: {
@@ -113,6 +114,7 @@ export function buildField(node: FieldDefinitionNode, context: FieldContext): Fi
         inverseHint: inverse === undefined || inverseNode === undefined ? undefined : { name: String(inverse.values.inverse), node: inverseNode },
         order: context.nextOrder(),
         defaultFromAuth,
+        onDelete,
       },
       rules,
     };
@@ -286,6 +288,29 @@ function buildFileField(
   return { kind: 'stored', field, nameNode: node.name, rules };
 }
 
+/**
+ * `@relation(onDelete:)`: on a to-one only, SET_NULL only where the column
+ * may hold null; RESTRICT when not given (or misplaced, once reported).
+ */
+function readOnDelete(use: DirectiveUse | undefined, qualified: string, shape: FieldShape, problems: ProblemList): OnDelete {
+  const node = use?.argumentNodes.get('onDelete');
+  const given = use?.values.onDelete as OnDelete | undefined;
+  if (node === undefined || given === undefined) return 'RESTRICT';
+  if (shape.list) {
+    problems.at(
+      node,
+      'SCHEMA_MISPLACED_DIRECTIVE',
+      `@relation(onDelete:) applies to to-one relations; set it on the field of the type the list "${qualified}" pairs with.`,
+    );
+    return 'RESTRICT';
+  }
+  if (given === 'SET_NULL' && !shape.nullable) {
+    problems.at(node, 'SCHEMA_BAD_DIRECTIVE_ARGUMENT', `"${qualified}" is required, so deleting its target cannot leave it null: make it nullable, or choose CASCADE or RESTRICT.`);
+    return 'RESTRICT';
+  }
+  return given;
+}
+
 function resolveCategory(shape: FieldShape, context: FieldContext): Category | undefined {
   const name = shape.named.name.value;
   const { declarations, problems } = context;
@@ -294,8 +319,9 @@ function resolveCategory(shape: FieldShape, context: FieldContext): Category | u
   if (declarations.objects.has(name)) return 'object';
   // Declared with an unsupported kind: reported at the declaration already.
   if (declarations.refused.has(name)) return undefined;
-  if (name === 'CacheScope') {
-    problems.at(shape.named, 'SCHEMA_UNSUPPORTED_TYPE', 'CacheScope belongs to @cache and cannot be a field type.');
+  if (name === 'CacheScope' || name === 'OnDelete') {
+    const owner = name === 'CacheScope' ? '@cache' : '@relation';
+    problems.at(shape.named, 'SCHEMA_UNSUPPORTED_TYPE', `${name} belongs to ${owner} and cannot be a field type.`);
     return undefined;
   }
   const known = [...BUILT_IN_SCALARS, ...declarations.enums.keys(), ...declarations.objects.keys()];

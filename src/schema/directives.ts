@@ -62,8 +62,25 @@ directive @cache(maxAge: Int!, scope: CacheScope = PUBLIC) on OBJECT | FIELD_DEF
 "A stored image, served resized to one of the allowed widths (the field's value is its URL)."
 directive @image(sizes: [Int!]!) on FIELD_DEFINITION
 
-"Names the field on the related type that is this relation seen from there."
-directive @relation(inverse: String!) on FIELD_DEFINITION
+"""
+What deleting the record a to-one relation points at does to the records
+that point at it: refuse the delete while any do (RESTRICT, the default:
+409 RELATION_CONFLICT), delete them with it (CASCADE), or clear the relation
+(SET_NULL, for nullable to-ones only).
+"""
+enum OnDelete {
+  RESTRICT
+  CASCADE
+  SET_NULL
+}
+
+"""
+A relation's facts SDL cannot say. inverse names the field on the related
+type that is this relation seen from there. onDelete, on a to-one relation
+only, says what deleting its target does to the records holding it:
+author: User! @relation(onDelete: CASCADE). Without it, RESTRICT.
+"""
+directive @relation(inverse: String, onDelete: OnDelete) on FIELD_DEFINITION
 
 """
 Who may read and write the records of a type, or one field of them. Each
@@ -123,7 +140,7 @@ export const DIGLOT_PRELUDE: GraphQLSchema = buildASTSchema(
 export const BUILT_IN_SCALARS = ['ID', 'String', 'Int', 'Float', 'Boolean', 'DateTime', 'JSON'] as const;
 
 /** Type names the prelude or GraphQL itself owns; a user may not declare them. */
-export const RESERVED_TYPE_NAMES: ReadonlySet<string> = new Set([...BUILT_IN_SCALARS, 'CacheScope']);
+export const RESERVED_TYPE_NAMES: ReadonlySet<string> = new Set([...BUILT_IN_SCALARS, 'CacheScope', 'OnDelete']);
 
 /** Root types Diglot generates from the resources. */
 export const ROOT_TYPE_NAMES: ReadonlySet<string> = new Set(['Query', 'Mutation', 'Subscription']);

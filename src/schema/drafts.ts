@@ -1,6 +1,6 @@
 import type { ASTNode, ConstValueNode, NameNode, StringValueNode } from 'graphql';
 import type { DirectiveUse } from './read-directives.js';
-import type { CacheHint, DeprecationDates, FileField, ScalarField, SourceLocation } from './model.js';
+import type { CacheHint, DeprecationDates, FileField, OnDelete, ScalarField, SourceLocation } from './model.js';
 
 /** What every field kind has (model.ts's FieldBase, which it does not export). */
 export type FieldCommon = Pick<ScalarField, 'name' | 'description' | 'deprecated' | 'deprecatedDates' | 'cache' | 'location' | 'rules' | 'renamedFrom'>;
@@ -34,6 +34,8 @@ export interface RelationDraft {
   readonly order: number;
   /** `@default(fromAuth:)` on a to-one relation. */
   readonly defaultFromAuth: readonly string[] | undefined;
+  /** `@relation(onDelete:)` on a to-one relation (RESTRICT when not given); unused for lists. */
+  readonly onDelete: OnDelete;
 }
 
 export type FieldDraft =

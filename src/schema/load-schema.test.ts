@@ -145,12 +145,15 @@ describe('the example schema', () => {
       kind: 'or',
       items: [author, { kind: 'compare', op: 'eq', left: { kind: 'auth', path: ['role'] }, right: { kind: 'value', value: 'MODERATOR' } }],
     });
-    expect(post?.fieldsByName.get('author')).toMatchObject({ kind: 'toOne', defaultFromAuth: ['id'], nullable: false });
+    expect(post?.fieldsByName.get('author')).toMatchObject({ kind: 'toOne', defaultFromAuth: ['id'], nullable: false, onDelete: 'CASCADE' });
+    // What deleting a user does is said in the schema: their posts go, their orders hold the delete back.
+    expect(model.typesByName.get('Order')?.fieldsByName.get('customer')).toMatchObject({ kind: 'toOne', onDelete: 'RESTRICT' });
+    expect(model.typesByName.get('OrderItem')?.fieldsByName.get('order')).toMatchObject({ kind: 'toOne', onDelete: 'CASCADE' });
     expect(model.typesByName.get('OrderItem')?.rules).toEqual({
       read: {
         expr: { kind: 'compare', op: 'eq', left: { kind: 'field', path: ['order', 'customer'] }, right: { kind: 'auth', path: ['id'] } },
         source: 'order.customer == auth.id',
-        location: { file: EXAMPLE, line: 192, column: 29 },
+        location: { file: EXAMPLE, line: 196, column: 29 },
       },
     });
     // Products are read by anyone and written by admins alone: no create, update or delete rule.

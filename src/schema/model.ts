@@ -94,6 +94,13 @@ export interface FileField extends FieldBase {
   readonly sizeDeprecation?: Deprecation | undefined;
 }
 
+/**
+ * What deleting a to-one's target does to the records pointing at it
+ * (`@relation(onDelete:)`): refuse while any do, delete them too, or clear
+ * the relation (nullable to-ones only).
+ */
+export type OnDelete = 'RESTRICT' | 'CASCADE' | 'SET_NULL';
+
 /** `author: User!` — this table holds the target's id. */
 export interface ToOneRelation extends FieldBase {
   readonly kind: 'toOne';
@@ -107,6 +114,8 @@ export interface ToOneRelation extends FieldBase {
   readonly defaultFromAuth: readonly string[] | undefined;
   /** `@immutable`, as on ScalarField. */
   readonly immutable: boolean;
+  /** What deleting the target does to the records holding it (RESTRICT unless the schema says otherwise). */
+  readonly onDelete: OnDelete;
 }
 
 /** `posts: [Post!]!` — the inverse of a to-one on the target. */

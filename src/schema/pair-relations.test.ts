@@ -135,3 +135,27 @@ describe('pairing relations', () => {
     expect(problemsOf('type User { id: ID! posts: [Post!] } type Post { id: ID! }').map((p) => p.code)).toEqual(['SCHEMA_BAD_RELATION_LIST']);
   });
 });
+
+describe('what deleting a relation target does (@relation(onDelete:))', () => {
+  it('is RESTRICT unless the schema says CASCADE or SET_NULL, with or without an inverse', () => {
+    const model = modelOf(
+      'type User { id: ID! } type Post { id: ID! author: User! @relation(onDelete: CASCADE) editor: User @relation(onDelete: SET_NULL) reviewer: User @relation(inverse: "reviewed") checker: User }\nextend type User { reviewed: [Post!]! }',
+    );
+    expect(field(model, 'Post', 'author')).toMatchObject({ kind: 'toOne', onDelete: 'CASCADE' });
+    expect(field(model, 'Post', 'editor')).toMatchObject({ kind: 'toOne', onDelete: 'SET_NULL' });
+    expect(field(model, 'Post', 'reviewer')).toMatchObject({ kind: 'toOne', onDelete: 'RESTRICT', inverse: 'reviewed' });
+    expect(field(model, 'Post', 'checker')).toMatchObject({ kind: 'toOne', onDelete: 'RESTRICT' });
+  });
+
+  it('refuses SET_NULL on a required to-one and onDelete on a list, located at the argument', () => {
+    const problems = problemsOf('type User {\n  id: ID!\n  posts: [Post!]! @relation(onDelete: CASCADE)\n}\ntype Post {\n  id: ID!\n  author: User! @relation(onDelete: SET_NULL)\n}');
+    expect(problems.map((p) => [p.code, p.line, p.column])).toEqual([
+      ['SCHEMA_MISPLACED_DIRECTIVE', 3, 39],
+      ['SCHEMA_BAD_DIRECTIVE_ARGUMENT', 7, 37],
+    ]);
+    expect(problems[0]?.message).toContain('set it on the field of the type the list "User.posts" pairs with');
+    expect(problems[1]?.message).toBe('"Post.author" is required, so deleting its target cannot leave it null: make it nullable, or choose CASCADE or RESTRICT.');
+    expect(problemsOf('type User { id: ID! } type Post { id: ID! author: User! @relation(onDelete: DROP) }').map((p) => p.code)).toEqual(['SCHEMA_BAD_DIRECTIVE_ARGUMENT']);
+    expect(problemsOf('type User { id: ID! mode: OnDelete }').map((p) => p.code)).toEqual(['SCHEMA_UNSUPPORTED_TYPE']);
+  });
+});

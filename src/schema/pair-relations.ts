@@ -173,6 +173,7 @@ function buildRelationFields(relations: readonly RelationDraft[], partners: Read
         readonly: relation.readonly,
         defaultFromAuth: relation.defaultFromAuth,
         immutable: relation.immutable,
+        onDelete: relation.onDelete,
       });
       continue;
     }

@@ -213,6 +213,12 @@ export interface SqlCompilerHooks {
   /** String concatenation. */
   concat(parts: readonly string[]): string;
   /**
+   * A subquery of one `id` column holding the strings of a JSON array bound
+   * at `param`: a set of ids of any size in one parameter (a delete's
+   * cascade), where an IN list would make a new statement text per size.
+   */
+  idList(param: string): string;
+  /**
    * A condition (always true) for the WHERE of a scan that may visit many
    * rows (a filter, a sort, a filtered count) over the table at `alias`,
    * where the driver cannot cancel a statement from outside it: it stops

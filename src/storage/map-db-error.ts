@@ -18,6 +18,8 @@ export interface ErrorLookup {
   constraint(name: string): { readonly table: string; readonly columns: readonly string[] } | undefined;
   uniqueViolation(table: string | undefined, columns: readonly string[], cause: unknown): ApiError;
   relationTargetMissing(table: string | undefined, column: string | undefined, cause: unknown): ApiError;
+  /** A delete refused by the foreign key of `table.column`, whose rows still point at the record: 409 RELATION_CONFLICT, never a 500. */
+  stillReferenced(table: string | undefined, column: string | undefined, cause: unknown): ApiError;
   requiredMissing(table: string | undefined, column: string | undefined, cause: unknown): ApiError;
   /** An enum CHECK failed, or a value has the wrong type for its column. */
   wrongType(table: string | undefined, column: string | undefined, cause: unknown): ApiError;
@@ -92,6 +94,22 @@ export function createErrorLookup(model: Model | undefined): ErrorLookup {
           ? 'A related record does not exist.'
           : `${label(table, column)}: no ${targetType ?? target ?? 'record'} has this id.`;
       return apiError('RELATION_TARGET_NOT_FOUND', detail, cause, [pointer(table, column)]);
+    },
+
+    stillReferenced(table, column, cause) {
+      const known = facts(table, column);
+      const type = known?.table.type;
+      const target = known?.column.references?.table;
+      const targetType = target === undefined ? undefined : typeOfTable.get(target);
+      if (type === undefined || known?.column.field === undefined) {
+        return new ApiError('RELATION_CONFLICT', { detail: 'Other records refer to this record: delete or change them first.', cause });
+      }
+      const relation = `${type}.${known.column.field}`;
+      return new ApiError('RELATION_CONFLICT', {
+        detail: `Records of ${type} (${relation}) refer to this ${targetType ?? 'record'}: delete or change them first.`,
+        extensions: { relation, type, field: known.column.field, onDelete: 'RESTRICT' },
+        cause,
+      });
     },
 
     requiredMissing(table, column, cause) {

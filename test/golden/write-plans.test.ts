@@ -5,7 +5,9 @@ import type { Principal } from '../../src/plan/principal.js';
 import type { WritePlan, WriteRules } from '../../src/plan/write-plan.js';
 import type { Model, ResourceType } from '../../src/schema/model.js';
 import { compileRead } from '../../src/storage/compile/compile-read.js';
+import type { CascadeEvents, CompiledCascade } from '../../src/storage/compile/compile-cascade.js';
 import { WriteCompiler, type WriteInput, type WriteStep } from '../../src/storage/compile/compile-write-plan.js';
+import type { SqlStatement } from '../../src/storage/compile/compile-write.js';
 import type { DialectCapabilities, SqlCompilerHooks, SqlValue } from '../../src/storage/dialect.js';
 import { postgresHooks } from '../../src/storage/postgres/postgres-hooks.js';
 import { sqliteHooks } from '../../src/storage/sqlite/sqlite-hooks.js';
@@ -64,6 +66,19 @@ const CASES: Record<string, Case> = {
   },
   'update-setting-nothing': { plan: { kind: 'update', type: 'User', id: '7', values: {}, replace: false }, columns: {} },
   'delete-user-with-cascade-and-files': { plan: { kind: 'delete', type: 'User', id: '7' }, releasesFiles: true },
+  'delete-user-under-rules-with-cascade': {
+    plan: {
+      kind: 'delete',
+      type: 'User',
+      id: '7',
+      rules: {
+        params: ['7'],
+        allowed: { op: 'eq', field: 'id', value: { param: 0 } },
+        cascade: { Post: { allowed: { op: 'eq', field: 'author', value: { param: 0 } } }, Order: { visible: { op: 'eq', field: 'customer', value: { param: 0 } } } },
+      },
+      actor: { id: '7', role: 'MEMBER', via: 'jwt' },
+    },
+  },
   'connect-following': { plan: { kind: 'connect', type: 'User', field: 'following', id: '7', targetId: '8' } },
   'disconnect-following-under-rules': {
     plan: { kind: 'disconnect', type: 'User', field: 'following', id: '7', targetId: '8', rules: { params: ['7'], allowed: { op: 'eq', field: 'id', value: { param: 0 } }, target: { op: 'ne', field: 'id', value: { param: 0 } } } },
@@ -114,8 +129,45 @@ function inputFor(model: Model, dialect: keyof typeof DIALECTS, name: string): W
   };
 }
 
+/**
+ * A cascade's statements as the engine would run them for the root record
+ * alone at every level (their number depends on the data; their texts do
+ * not), in the order: find, then events, clears and files.
+ */
+function cascadeStatements(cascade: CompiledCascade, id: string): { readonly label: string; readonly statement: SqlStatement; readonly returnsRows: boolean }[] {
+  const out: { label: string; statement: SqlStatement; returnsRows: boolean }[] = [];
+  const batch = (type: string, action: string): CascadeEvents => ({ idPrefix: 'evt_2_', type: `${type}.${action}`, principal: '{"id":null,"role":null,"via":"system"}', createdAt: NOW });
+  for (const [target, edges] of cascade.reach) {
+    for (const edge of edges) {
+      const relation = `${edge.type.name}.${edge.field.name} -> ${target} ${edge.field.onDelete}`;
+      if (edge.field.onDelete === 'RESTRICT') out.push({ label: `restricting ${relation}`, statement: cascade.restricting(edge, [id]), returnsRows: true });
+      else out.push({ label: `referrers ${relation}`, statement: cascade.referrers(edge, [id], 1001), returnsRows: true });
+    }
+  }
+  for (const edges of cascade.reach.values()) {
+    for (const edge of edges) {
+      const name = edge.type.name.charAt(0).toLowerCase() + edge.type.name.slice(1);
+      if (edge.field.onDelete === 'SET_NULL') {
+        out.push({ label: `events ${edge.type.name} updated`, statement: cascade.events(edge.type, [id], batch(name, 'updated')), returnsRows: false });
+        out.push({ label: `clear ${edge.type.name}.${edge.field.name}`, statement: cascade.clear(edge, [id], NOW), returnsRows: false });
+        out.push({ label: `complete events ${edge.type.name}`, statement: cascade.completeEvents(edge.type, [id], 'evt_2_'), returnsRows: false });
+      }
+      if (edge.field.onDelete !== 'CASCADE') continue;
+      out.push({ label: `events ${edge.type.name} deleted`, statement: cascade.events(edge.type, [id], batch(name, 'deleted')), returnsRows: false });
+      const keys = cascade.fileKeys(edge.type, [id]);
+      if (keys !== undefined) out.push({ label: `files ${edge.type.name} columns=${keys.columns.join(',')}`, statement: keys, returnsRows: true });
+    }
+  }
+  return out;
+}
+
 function renderStep(step: WriteStep): string {
   if (step.step === 'precondition') return '-- precondition (the caller reads the record under the lock)\n';
+  if (step.step === 'cascade') {
+    return cascadeStatements(step.cascade, '7')
+      .map(({ label, statement }) => `-- cascade: ${label}\n${statement.sql}\n-- params ${JSON.stringify(statement.params)}\n`)
+      .join('');
+  }
   const { step: kind, sql, params, ...rest } = step;
   const notes = Object.entries(rest).map(([key, value]) => ` ${key}=${String(value)}`).join('');
   return `-- ${kind}${notes}\n${sql}\n-- params ${JSON.stringify(params)}\n`;
@@ -176,6 +228,14 @@ describeEachDialect('the golden write statements are the drivers\'', (ctx) => {
         .transaction(async (tx) => {
           for (const step of compiled.steps) {
             if (step.step === 'precondition') continue;
+            if (step.step === 'cascade') {
+              for (const { statement, returnsRows } of cascadeStatements(step.cascade, '7')) {
+                if (returnsRows) await tx.all(statement.sql, statement.params);
+                else await tx.run(statement.sql, statement.params);
+              }
+              ran.push(step.step);
+              continue;
+            }
             const params = [...step.params];
             if (step.step === 'event' && step.previousParam !== undefined) params[step.previousParam] = null;
             // As the engine runs them: the statements that return no rows through `run`.

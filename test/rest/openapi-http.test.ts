@@ -303,7 +303,9 @@ describeEachDialect('every REST operation answers as the OpenAPI document says',
     // Anyone may sign up, but not choose their role; only the user changes or deletes themself.
     expect(forbidden('/users', 'post')).toMatch(/Codes: CROSS_SITE_REQUEST_REFUSED, FIELD_FORBIDDEN\.$/);
     expect(forbidden('/users/{id}', 'patch')).toMatch(/Codes: CROSS_SITE_REQUEST_REFUSED, FORBIDDEN, FIELD_FORBIDDEN\.$/);
-    expect(forbidden('/users/{id}', 'delete')).toMatch(/Codes: CROSS_SITE_REQUEST_REFUSED, FORBIDDEN\.$/);
+    // A user's delete takes their posts along, each under the post's own delete and read rules.
+    expect(forbidden('/users/{id}', 'delete')).toMatch(/Codes: CROSS_SITE_REQUEST_REFUSED, FORBIDDEN, RELATION_CASCADE_FORBIDDEN\.$/);
+    expect(forbidden('/posts/{id}', 'delete')).toMatch(/Codes: CROSS_SITE_REQUEST_REFUSED, FORBIDDEN\.$/);
     // Products are written by admins alone: without a credential, never.
     expect(forbidden('/products', 'post')).toMatch(/Codes: CROSS_SITE_REQUEST_REFUSED, FORBIDDEN\.$/);
     expect(document.paths['/products']?.post?.security).toEqual([{ bearerAuth: [] }, { apiKey: [] }]);

@@ -152,6 +152,15 @@ describeEachDialect('deprecations', (ctx) => {
     });
   });
 
+  it('the OpenAPI document marks deprecated enum values, parameters and sunsets', async () => {
+    const document = (await rest('GET', '/openapi.json')).json;
+    expect(document.components.schemas.Role['x-deprecated-enum-values']).toEqual(['GUEST']);
+    expect(document.components.schemas.Role.description).toContain('GUEST is deprecated: Use WRITER.');
+    expect(document.components.schemas.Author.properties.nick).toMatchObject({ deprecated: true, 'x-sunset': '2027-06-30' });
+    const size = document.components.parameters['Author.avatar.size'];
+    expect(size).toMatchObject({ deprecated: true });
+  });
+
   describe('GraphQL extensions', () => {
     const NICK = { kind: 'field', coordinate: 'Author.nick', reason: 'Use name.', sunset: '2027-06-30' };
 

@@ -52,6 +52,8 @@ export function createResponseValidator(document: object): ResponseValidator {
   const ajv = new Ajv2020({ strict: true, allErrors: true });
   // ajv-formats is CommonJS: Node hands its module.exports over as the default export.
   addFormats.default(ajv);
+  // The document's own annotations on deprecated things (OpenAPI 3.1 allows `x-` extensions on schemas): strict mode knows them, and still refuses any other keyword.
+  ajv.addKeyword('x-sunset').addKeyword('x-deprecated-enum-values');
   ajv.addSchema({ $id: DOCUMENT_ID, $defs: schemas });
   const compiled = new Map<string, ValidateFunction>();
   const compile = (key: string, schema: Json): ValidateFunction => {

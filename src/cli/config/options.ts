@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { DEFAULT_MAX_CASCADE } from '../../engine/run-cascade.js';
 import { DEFAULT_FILES_DIRECTORY } from '../../files/file-service.js';
 import { DEFAULT_RATE_LIMITS } from '../../server/rate-limits.js';
 import { normaliseOrigin } from '../../server/cross-site-guard.js';
@@ -84,6 +85,14 @@ export const OPTIONS = {
     kind: integer('<ms>', 0, 3_600_000, 'milliseconds'),
     default: 5000,
     description: 'time budget of one SQL statement; past it the request answers 503 QUERY_TIMEOUT (0: none)',
+  },
+  maxCascade: {
+    key: 'maxCascade',
+    flag: '--max-cascade',
+    env: ['DIGLOT_MAX_CASCADE'],
+    kind: integer('<records>', 0, 1_000_000, 'records'),
+    default: DEFAULT_MAX_CASCADE,
+    description: 'records one delete may remove or change through @relation(onDelete: CASCADE | SET_NULL), beyond itself; past it, 409 RELATION_CASCADE_TOO_LARGE and nothing is deleted',
   },
   requireIfMatch: {
     key: 'requireIfMatch',

@@ -263,6 +263,13 @@ describe('the OpenAPI document', () => {
     expect(strict.paths['/users/{id}']?.delete?.responses).toHaveProperty('428');
     expect(document.paths['/users/{id}']?.delete?.responses).not.toHaveProperty('428');
     expect(document.components.responses).not.toHaveProperty('PreconditionRequired');
+    // A delete says what it does to the records pointing at the record, and documents the 409 of RESTRICT.
+    const deleteUser = document.paths['/users/{id}']?.delete;
+    expect(Object.keys(deleteUser?.responses ?? {})).toContain('409');
+    expect(deleteUser?.description).toContain('Post records pointing at it (Post.author) are deleted with it');
+    expect(deleteUser?.description).toContain('Order records pointing at it (Order.customer) refuse the delete while any do (409 RELATION_CONFLICT)');
+    expect(document.components.responses['Conflict']?.description).toContain('RELATION_CONFLICT');
+    expect(Object.keys(document.paths['/order-items/{id}']?.delete?.responses ?? {})).not.toContain('409');
   });
 
   it('describes uploads, multipart bodies and file URLs when the server has a file store', () => {

@@ -1,5 +1,6 @@
 import { isRelation, type Field, type Model, type ResourceType } from '../../schema/model.js';
 import type { Rule } from '../../schema/rules.js';
+import { deleteReach } from '../../schema/delete-reach.js';
 
 /**
  * Which 403 codes the schema's permission rules (`@allow`, docs/rules.md)
@@ -13,7 +14,7 @@ import type { Rule } from '../../schema/rules.js';
 export type WriteOperation = 'create' | 'update' | 'delete';
 
 /** The 403 codes of the registry an operation can carry. */
-export type ForbiddenCode = 'CROSS_SITE_REQUEST_REFUSED' | 'FORBIDDEN' | 'FIELD_FORBIDDEN';
+export type ForbiddenCode = 'CROSS_SITE_REQUEST_REFUSED' | 'FORBIDDEN' | 'FIELD_FORBIDDEN' | 'RELATION_CASCADE_FORBIDDEN';
 
 /**
  * A read of `type`'s records: FIELD_FORBIDDEN when a field it can name
@@ -36,7 +37,15 @@ export function writeForbiddenCodes(model: Model, type: ResourceType, operation:
   const codes: ForbiddenCode[] = [];
   if (!passesEveryone(type.rules[operation])) codes.push('FORBIDDEN');
   if (fields.some((field) => restricts(field.rules.write))) codes.push('FIELD_FORBIDDEN');
+  if (operation === 'delete' && cascadeRestricted(model, type)) codes.push('RELATION_CASCADE_FORBIDDEN');
   return codes;
+}
+
+/** Whether a delete of `type` can cascade to records some caller may not see or delete. */
+function cascadeRestricted(model: Model, type: ResourceType): boolean {
+  return [...deleteReach(model, type).values()].some((edges) =>
+    edges.some(({ type: referrer, field }) => field.onDelete === 'CASCADE' && !(passesEveryone(referrer.rules.delete) && !restricts(referrer.rules.read))),
+  );
 }
 
 /** The fields a create, replace or update body can hold: not lists of related records, which are linked by their own routes. */

@@ -63,7 +63,8 @@ export type ErrorResponseName = keyof typeof ERROR_RESPONSES;
 const ERROR_SUMMARIES: Record<ErrorResponseName, string> = {
   BadRequest: 'The request is malformed: an unknown field, parameter or operator, a wrong type, a missing required field, or a server-managed field in the body.',
   NotFound: 'No record has this id (or no route has this path).',
-  Conflict: 'The write conflicts with other data: a unique value already taken, or a related record (by id) that does not exist.',
+  Conflict:
+    'The write conflicts with other data: a unique value already taken, a related record (by id) that does not exist, or, for a delete, records that point at this one (`@relation(onDelete: RESTRICT)`, the default) or a cascade past the server\'s limit.',
   PreconditionFailed: 'If-Match does not match the current ETag of the record: it changed since it was read, and nothing was written.',
   ContentTooLarge: 'The request body, or a file in it, is larger than the server accepts.',
   UnsupportedMediaType: 'The body is not in a content type this operation accepts, or an uploaded file is not an image type it accepts.',
@@ -80,6 +81,8 @@ function forbiddenSentence(code: ForbiddenCode, kind: 'read' | 'write'): string 
       );
     case 'FORBIDDEN':
       return 'The schema\'s permission rules do not let this caller do this to this record: send the credential of someone they do let.';
+    case 'RELATION_CASCADE_FORBIDDEN':
+      return 'The delete would also delete records (`@relation(onDelete: CASCADE)`) that the rules do not let this caller delete, or see: nothing was deleted.';
     case 'FIELD_FORBIDDEN':
       return kind === 'read'
         ? 'The request names a field the schema\'s permission rules do not let this caller read (in `fields`, `include`, a filter or a sort); a field that is not named is left out of the response instead.'

@@ -1,3 +1,4 @@
+import { deleteReach } from '../../schema/delete-reach.js';
 import { isListRelation, type Field, type ManyToManyRelation, type Model, type ResourceType, type ToManyRelation } from '../../schema/model.js';
 import type { ComponentNames } from './component-names.js';
 import { bodyFields, onlyAdmins, readForbiddenCodes, writeForbiddenCodes, type WriteOperation } from './forbidden-codes.js';
@@ -239,19 +240,38 @@ function deleteOperation(model: Model, type: ResourceType, names: ComponentNames
   return {
     operationId: `delete${type.name}`,
     summary: `Delete a ${type.name}`,
-    description:
-      `Deletes the ${type.name}. Records that point to it through a required relation are deleted with it; optional relations to it become null; ` +
-      `its many-to-many links go. ${preconditionSentence(options)}`,
+    description: `Deletes the ${type.name}. ${onDeleteSentence(model, type)}Its many-to-many links go. ${preconditionSentence(options)}`,
     tags: [type.name],
     ...deprecatedIf(type.deprecated !== undefined),
     parameters: [ref('parameters', 'id'), ref('parameters', 'If-Match')],
     responses: errors(
       { '204': { description: 'Deleted.' } },
-      ['BadRequest', 'NotFound', 'PreconditionFailed', 'ContentTooLarge', 'UnsupportedMediaType', ...preconditionRequired(options)],
+      [
+        'BadRequest',
+        'NotFound',
+        ...(deleteReach(model, type).size > 0 ? (['Conflict'] as const) : []),
+        'PreconditionFailed',
+        'ContentTooLarge',
+        'UnsupportedMediaType',
+        ...preconditionRequired(options),
+      ],
       writeForbidden(model, type, names, 'delete', []),
     ),
     ...writeSecurity(model, type, 'delete'),
   };
+}
+
+/** What the delete does to each relation pointing at the type, as `@relation(onDelete:)` says (docs/schema.md). */
+function onDeleteSentence(model: Model, type: ResourceType): string {
+  const edges = deleteReach(model, type).get(type.name) ?? [];
+  if (edges.length === 0) return '';
+  const action = {
+    RESTRICT: 'refuse the delete while any do (409 RELATION_CONFLICT)',
+    CASCADE: 'are deleted with it, under their own rules',
+    SET_NULL: 'have the relation cleared',
+  } as const;
+  const parts = edges.map(({ type: referrer, field }) => `${referrer.name} records pointing at it (${referrer.name}.${field.name}) ${action[field.onDelete]}`);
+  return `${parts.join('; ')}. `;
 }
 
 /** Linking is an update of the record whose list the link goes in (docs/rules.md): its type's update rule and the list's write rule. */

@@ -38,9 +38,11 @@ export interface CompiledRead {
  * `rootFrom` (a root `one` only): read the root record from that relation, a
  * `WITH` clause of the statement the SQL will be part of, instead of finding
  * it by id in its table: a write reading back the row its own statement
- * wrote, which the rest of that statement cannot see in the table.
+ * wrote, which the rest of that statement cannot see in the table. With
+ * `withId`, every row of that relation is read, each beside its `id` (the
+ * images of the records a delete's cascade removes).
  */
-export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPlan, rootFrom?: string): CompiledRead {
+export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPlan, rootFrom?: string, withId = false): CompiledRead {
   const ctx = new SqlContext(model, hooks);
   const { root } = plan;
   if (root.kind === 'one') {
@@ -52,7 +54,8 @@ export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPla
       rootFrom === undefined
         ? `${ctx.table(type)} ${alias} WHERE ${[`${ctx.ref(alias, 'id')} = ${ctx.param(root.id)}`, ...ruleOf(ctx, type, alias, root.node.rule)].join(' AND ')}`
         : `${hooks.quoteIdent(rootFrom)} ${alias}${root.node.rule === undefined ? '' : ` WHERE ${compileFilter(ctx, type, alias, root.node.rule)}`}`;
-    return finish(ctx, `SELECT ${object} AS j FROM ${from}`, root.kind, 0, { parent: undefined, total: false }, false);
+    const id = withId ? `, ${ctx.ref(alias, 'id')} AS id` : '';
+    return finish(ctx, `SELECT ${object} AS j${id} FROM ${from}`, root.kind, 0, { parent: undefined, total: false }, false);
   }
   if (rootFrom !== undefined) throw new Error('only a root `one` can be read from a WITH clause');
 

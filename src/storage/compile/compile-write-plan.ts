@@ -4,6 +4,7 @@ import { LruCache } from '../../util/lru-cache.js';
 import type { Database, SqlValue } from '../dialect.js';
 import { EVENT_ROW, eventInsertParams, eventInsertSql, eventParamIndex, eventRowPrefix, type EventValues } from '../outbox.js';
 import { clockBumpParams, compileClockBump } from './compile-clock.js';
+import { compileCascade, type CompiledCascade } from './compile-cascade.js';
 import { compileFileKeyReads, touchesFiles } from './compile-file-keys.js';
 import { compileRowCheck, compileRowRules } from './compile-rule-check.js';
 import {
@@ -31,6 +32,13 @@ export type WriteStep =
   | ({ readonly step: 'rules'; readonly type: string; readonly id: string } & SqlStatement)
   /** Where the caller's precondition (If-Match, If-Unmodified-Since) reads the record, under the lock: no SQL of its own here. */
   | { readonly step: 'precondition' }
+  /**
+   * A delete's cascade, planned by the engine with these statements (their
+   * number depends on the data): refused (409 RESTRICT, 403 by the rules,
+   * 409 past the limit) before anything is changed, else its events written,
+   * its files' keys read and its SET_NULL relations cleared.
+   */
+  | { readonly step: 'cascade'; readonly cascade: CompiledCascade; readonly now: string; readonly principal: string }
   /** Keys of the files the write is about to stop pointing at, in `columns` of the rows. */
   | ({ readonly step: 'files'; readonly columns: readonly string[] } & SqlStatement)
   /** The record's representation before the change (`j`), for its event's `previous`. */
@@ -138,10 +146,19 @@ export class WriteCompiler {
     const steps: WriteStep[] = [];
     const files = input.releasesFiles && touchesFiles(this.model, type, plan);
     const unchanged = plan.kind === 'update' ? plan.unchanged : undefined;
-    if ((input.precondition || files || plan.rules !== undefined || unchanged !== undefined) && plan.kind !== 'create') {
-      // A no-op update takes the row lock on PostgreSQL; SQLite's write transaction is already exclusive.
+    const cascade = plan.kind === 'delete' ? compileCascade(this.model, this.db, this.images, type, plan.rules) : undefined;
+    const referred = cascade !== undefined && cascade.reach.size > 0;
+    if ((input.precondition || files || plan.rules !== undefined || unchanged !== undefined || referred) && plan.kind !== 'create') {
       const q = sql.quoteIdent('id');
-      steps.push({ step: 'lock', sql: `UPDATE ${sql.quoteIdent(type.table)} SET ${q} = ${q} WHERE ${q} = ${sql.placeholder(0)}`, params: [plan.id] });
+      const table = sql.quoteIdent(type.table);
+      // A no-op update takes the row lock on PostgreSQL; SQLite's write transaction is already exclusive. A delete that
+      // others may point at takes the stronger lock, which waits for an insert pointing at the row and makes later ones wait:
+      // no record the cascade has not seen can appear.
+      const lock =
+        referred && this.db.supports.rowLocks === true
+          ? `SELECT ${q} FROM ${table} WHERE ${q} = ${sql.placeholder(0)} FOR UPDATE`
+          : `UPDATE ${table} SET ${q} = ${q} WHERE ${q} = ${sql.placeholder(0)}`;
+      steps.push({ step: 'lock', sql: lock, params: [plan.id] });
       // The rules are checked on the committed row, under its lock: an owner changed meanwhile is seen.
       if (plan.rules !== undefined) steps.push(this.rules(type, plan.id, plan.rules));
       if (input.precondition) steps.push({ step: 'precondition' });
@@ -151,6 +168,7 @@ export class WriteCompiler {
       }
     }
     if (plan.kind === 'create' || plan.kind === 'update') steps.push(...this.references(type, plan.values, plan.rules));
+    if (referred) steps.push({ step: 'cascade', cascade, now: input.now, principal: input.event.principal });
     // Read under that lock, so a concurrent write cannot swap a file in between unseen.
     if (files) for (const read of compileFileKeyReads(this.model, sql, type, plan)) steps.push({ step: 'files', ...read });
     // The event's `previous`: an update reads it first (one statement); a delete records its whole event first (none extra).

@@ -1,3 +1,4 @@
+import { deleteTouches } from '../../schema/delete-reach.js';
 import type { ManyToManyRelation, Model, ResourceType } from '../../schema/model.js';
 import type { SqlCompilerHooks, SqlValue } from '../dialect.js';
 
@@ -72,26 +73,17 @@ export function compileUnlink(hooks: SqlCompilerHooks, field: ManyToManyRelation
 }
 
 /**
- * Tables whose rows a delete of `type` can change through ON DELETE CASCADE /
- * SET NULL: their change clocks must move too, or a cached list of posts
- * would outlive its deleted author.
+ * Tables whose rows a delete of `type` can change: its own, those of the
+ * records its cascade removes or clears (`@relation(onDelete:)`), and the
+ * join tables of every record removed. Their change clocks must move too,
+ * or a cached list of posts would outlive its deleted author.
  */
 export function affectedByDelete(model: Model, type: ResourceType): string[] {
-  const tables = new Set<string>([type.table]);
-  const pending = [type];
-  while (pending.length > 0) {
-    const current = pending.pop() as ResourceType;
-    for (const other of model.types) {
-      for (const field of other.fields) {
-        if (field.kind === 'toOne' && field.target === current.name && !tables.has(other.table)) {
-          tables.add(other.table);
-          pending.push(other);
-        }
-      }
-    }
-    for (const join of model.joinTables) {
-      if (join.sourceType === current.name || join.targetType === current.name) tables.add(join.name);
-    }
+  const { removed, changed } = deleteTouches(model, type);
+  const tables = new Set<string>([...removed, ...changed].map((touched) => touched.table));
+  const names = new Set(removed.map((touched) => touched.name));
+  for (const join of model.joinTables) {
+    if (names.has(join.sourceType) || names.has(join.targetType)) tables.add(join.name);
   }
   return [...tables].sort();
 }

@@ -17,11 +17,12 @@ export class EventImages {
     private readonly hooks: SqlCompilerHooks,
   ) {}
 
-  sql(type: ResourceType, source: string): string {
-    const key = `${type.name}\n${source}`;
+  /** One image (`j`) of the one row in `source`; `withId`: of every row in it, each beside its `id`. */
+  sql(type: ResourceType, source: string, withId = false): string {
+    const key = `${type.name}\n${source}\n${withId}`;
     let text = this.texts.get(key);
     if (text === undefined) {
-      const compiled = compileRead(this.model, this.hooks, planRecordImage(this.model, type.name), source);
+      const compiled = compileRead(this.model, this.hooks, planRecordImage(this.model, type.name), source, withId);
       // Spliced into other statements at any placeholder number: it must bind nothing (the admin view has no rule values).
       if (compiled.paramOrder.length > 0) throw new Error(`the event image of ${type.name} binds values`);
       text = compiled.sql;

@@ -1,7 +1,7 @@
-import type { Field, JoinTable, Model, ResourceType } from '../../schema/model.js';
+import type { Field, JoinTable, Model, OnDelete, ResourceType } from '../../schema/model.js';
 import { columnName, typeNames } from '../../schema/renamed.js';
 import { constraintName } from './schema-names.js';
-import type { ColumnSpec, IndexSpec, SchemaSpec, TableSpec } from './schema-spec.js';
+import type { ColumnSpec, IndexSpec, OnDelete as OnDeleteSql, SchemaSpec, TableSpec } from './schema-spec.js';
 
 export const MIGRATIONS_TABLE = '_diglot_migrations';
 export const CLOCK_TABLE = '_diglot_clock';
@@ -126,8 +126,8 @@ function fieldColumn(model: Model, type: ResourceType, field: Field): ColumnSpec
           name: constraintName(type.table, field.column, 'fkey'),
           table: target.table,
           column: 'id',
-          // A required relation cannot outlive its target; an optional one forgets it.
-          onDelete: field.nullable ? 'set null' : 'cascade',
+          // As the schema says (`@relation(onDelete:)`); the engine plans the same action first, to check rules, write events and release files.
+          onDelete: ON_DELETE_SQL[field.onDelete],
         },
       });
     }
@@ -136,6 +136,8 @@ function fieldColumn(model: Model, type: ResourceType, field: Field): ColumnSpec
       return undefined;
   }
 }
+
+const ON_DELETE_SQL: Readonly<Record<OnDelete, OnDeleteSql>> = { RESTRICT: 'restrict', CASCADE: 'cascade', SET_NULL: 'set null' };
 
 function columnOfField(field: Field | undefined): string {
   if (field?.kind === 'scalar' || field?.kind === 'toOne') return field.column;

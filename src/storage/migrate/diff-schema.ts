@@ -257,7 +257,7 @@ function foreignKeyChange(column: ColumnSpec, actual: ActualTable): { change: Co
     return { change: { kind: 'foreignKey', column, from }, description: `point the foreign key at ${wanted.table} (rows without a match fail) on`, destructive: true };
   }
   if (from.onDelete.toLowerCase() !== wanted.onDelete) {
-    return { change: { kind: 'foreignKey', column, from }, description: `make deletes ${wanted.onDelete === 'cascade' ? 'cascade' : 'set null'} on`, destructive: false };
+    return { change: { kind: 'foreignKey', column, from }, description: `make deletes ${wanted.onDelete === 'restrict' ? 'be refused while rows refer to them' : wanted.onDelete === 'cascade' ? 'cascade' : 'set null'} on`, destructive: false };
   }
   return undefined;
 }

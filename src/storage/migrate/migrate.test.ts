@@ -4,7 +4,7 @@ import { ApiError } from '../../errors/api-error.js';
 import { modelOf } from '../../../test/support/model-of.js';
 import type { Model } from '../../schema/model.js';
 import type { Database } from '../dialect.js';
-import { API_KEYS_TABLE, CLOCK_TABLE, DELIVERIES_TABLE, DELIVERY_LOG_TABLE, EVENT_STATE_TABLE, EVENTS_TABLE, MIGRATIONS_TABLE, SCHEMAS_TABLE } from './desired-schema.js';
+import { API_KEYS_TABLE, CLOCK_TABLE, DELIVERIES_TABLE, DELIVERY_LOG_TABLE, DEPRECATION_USES_TABLE, DEPRECATIONS_TABLE, EVENT_STATE_TABLE, EVENTS_TABLE, MIGRATIONS_TABLE, SCHEMAS_TABLE } from './desired-schema.js';
 import { formatPlan, migrate } from './migrate.js';
 
 
@@ -25,8 +25,8 @@ const BASE = `
   type Post {
     id: ID!
     title: String!
-    author: User!
-    editor: User
+    author: User! @relation(onDelete: CASCADE)
+    editor: User @relation(onDelete: SET_NULL)
     score: Float
   }
 `;
@@ -96,7 +96,7 @@ describeEachDialect('migrate from an empty database', (ctx) => {
     const result = await migrate(db, model, { onProgress: ({ index }) => progress.push(index) });
     expect(result.applied).toBe(true);
     expect(progress).toEqual(result.steps.map((_, i) => i));
-    expect(await tables(db)).toEqual([API_KEYS_TABLE, CLOCK_TABLE, DELIVERIES_TABLE, DELIVERY_LOG_TABLE, EVENT_STATE_TABLE, EVENTS_TABLE, MIGRATIONS_TABLE, SCHEMAS_TABLE, 'posts', 'users', 'users_followers'].sort());
+    expect(await tables(db)).toEqual([API_KEYS_TABLE, CLOCK_TABLE, DELIVERIES_TABLE, DELIVERY_LOG_TABLE, DEPRECATION_USES_TABLE, DEPRECATIONS_TABLE, EVENT_STATE_TABLE, EVENTS_TABLE, MIGRATIONS_TABLE, SCHEMAS_TABLE, 'posts', 'users', 'users_followers'].sort());
 
     const schema = await db.schema.introspect(db);
     const users = schema.tables.get('users');
@@ -205,6 +205,32 @@ describeEachDialect('migrate: adding fields', (ctx) => {
     expect(await columns(db, 'users')).not.toContain('city');
     await db.run(`DELETE FROM users`);
     expect((await migrate(db, strict)).applied).toBe(true);
+  });
+});
+
+describeEachDialect('migrate: what deletes do', (ctx) => {
+  it('makes a cascading foreign key restrict (the default) as a constraint change: nothing destructive, every row kept', async () => {
+    const db = await migrated(ctx, modelOf(BASE));
+    await seed(db);
+    // As a database made before @relation(onDelete:) holds it: a required to-one cascades, an optional one sets null.
+    const restricted = modelOf(BASE.replace('author: User! @relation(onDelete: CASCADE)', 'author: User!').replace('editor: User @relation(onDelete: SET_NULL)', 'editor: User'));
+    const result = await migrate(db, restricted);
+    expect(result.applied).toBe(true);
+    expect(result.steps.filter((step) => step.destructive)).toEqual([]);
+    expect(result.steps.map((step) => step.description).join('\n')).toMatch(/make deletes be refused while rows refer to them on posts\.author_id/);
+    const posts = (await db.schema.introspect(db)).tables.get('posts');
+    expect(posts?.foreignKeys.map((fk) => [fk.column, fk.onDelete]).sort()).toEqual([
+      ['author_id', 'restrict'],
+      ['editor_id', 'restrict'],
+    ]);
+    expect(await db.all('SELECT id, author_id, editor_id FROM posts ORDER BY id')).toEqual([
+      { id: 'p1', author_id: 'u1', editor_id: 'u2' },
+      { id: 'p2', author_id: 'u2', editor_id: null },
+    ]);
+    // The database itself now refuses what the engine refuses: a user with posts stays.
+    await expect(db.run(`DELETE FROM users WHERE id = 'u2'`)).rejects.toMatchObject({ status: 409 });
+    expect(await db.all(`SELECT id FROM users ORDER BY id`)).toEqual([{ id: 'u1' }, { id: 'u2' }]);
+    expect((await migrate(db, restricted)).steps).toEqual([]);
   });
 });
 

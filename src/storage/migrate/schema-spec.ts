@@ -17,7 +17,7 @@ export type DefaultSpec =
   /** The time of the insert (`@createdAt`, `@updatedAt`, system timestamps). */
   | { readonly kind: 'now' };
 
-export type OnDelete = 'cascade' | 'set null';
+export type OnDelete = 'cascade' | 'set null' | 'restrict';
 
 export interface ForeignKeySpec {
   /** Constraint name (PostgreSQL names it; SQLite keeps it only in its text). */

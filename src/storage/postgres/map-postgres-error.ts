@@ -52,6 +52,8 @@ export function mapPostgresError(error: unknown, lookup: ErrorLookup): Error {
       case '23505':
         return lookup.uniqueViolation(named?.table ?? fields.table, named?.columns ?? keyColumns(fields.detail), error);
       case '23503':
+        // "update or delete on table "users" violates foreign key constraint … on table "orders"": a delete, not a missing target.
+        if (error.message.startsWith('update or delete on table')) return lookup.stillReferenced(named?.table, named?.columns[0], error);
         return lookup.relationTargetMissing(named?.table ?? fields.table, named?.columns[0], error);
       case '23502':
         return lookup.requiredMissing(fields.table, fields.column, error);

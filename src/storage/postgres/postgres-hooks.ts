@@ -127,6 +127,7 @@ export const postgresHooks = Object.freeze({
     `upper(encode(convert_to(array_to_json(ARRAY[${values.map((value) => `to_json(${typed(value)})`).join(', ')}])::text, 'UTF8'), 'hex'))`,
   // Each part as text: `||` on an unknown-typed literal or parameter is ambiguous otherwise.
   concat: (parts: readonly string[]): string => `(${parts.map((part) => `(${part})::text`).join(' || ')})`,
+  idList: (param: string): string => `SELECT json_array_elements_text(${param}::json) AS id`,
   columnType: (scalar: 'ID' | 'String' | 'Int' | 'Float' | 'Boolean' | 'DateTime' | 'JSON'): string => POSTGRES_TYPES[scalar],
 }) satisfies SqlCompilerHooks;
 

@@ -31,6 +31,10 @@ export function mapSqliteError(error: unknown, lookup: ErrorLookup): Error {
     }
     case 'SQLITE_CONSTRAINT_FOREIGNKEY':
       return lookup.relationTargetMissing(undefined, undefined, error);
+    // ON DELETE RESTRICT fails as an action, at once, naming nothing: only a delete of a record others point at raises it.
+    case 'SQLITE_CONSTRAINT_TRIGGER':
+      if (message === 'FOREIGN KEY constraint failed') return lookup.stillReferenced(undefined, undefined, error);
+      return error;
     case 'SQLITE_CONSTRAINT_NOTNULL': {
       const [column] = qualifiedColumns(message);
       return lookup.requiredMissing(column?.table, column?.column, error);

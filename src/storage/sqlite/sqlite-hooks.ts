@@ -138,6 +138,7 @@ export const sqliteHooks = Object.freeze({
   // hex() is upper-case already; json_array writes the same compact text as JSON.stringify.
   cursorHex: (values: readonly string[]): string => `hex(json_array(${values.join(', ')}))`,
   concat: (parts: readonly string[]): string => `(${parts.join(' || ')})`,
+  idList: (param: string): string => `SELECT value AS id FROM json_each(${param})`,
   /**
    * better-sqlite3 runs a statement on this thread and offers neither
    * sqlite3_interrupt nor a progress handler, so the budget is checked from
