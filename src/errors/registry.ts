@@ -64,6 +64,7 @@ export const ERROR_REGISTRY = {
   INPUT_WRONG_TYPE: { status: 400, title: 'Wrong type' },
   // An @immutable field's stored value differs from the one sent: a conflict with the record's state (RFC 9110 §15.5.10).
   INPUT_IMMUTABLE_FIELD: { status: 409, title: 'Field is set once' },
+  INPUT_RENAMED_FIELD_CONFLICT: { status: 400, title: 'Old and new name of a renamed field disagree' },
 
   // data: what the database said
   NOT_FOUND: { status: 404, title: 'Not found' },

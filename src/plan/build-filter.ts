@@ -1,8 +1,10 @@
 import { ApiError } from '../errors/api-error.js';
 import type { Field, Model, ResourceType } from '../schema/model.js';
 import { suggest } from '../util/suggest.js';
+import { resolveField } from '../schema/renamed.js';
 import { coerceScalar } from './coerce.js';
 import type { DeprecationCollector } from './deprecated-use.js';
+import { fieldAliasUse } from './deprecations.js';
 import type { CompareOp, Filter, Param } from './read-plan.js';
 
 /**
@@ -83,8 +85,11 @@ function filterOf(ctx: FilterContext, budget: Budget, type: ResourceType, input:
   return parts.length === 1 ? (parts[0] as Filter) : { op: 'and', items: parts };
 }
 
-function buildFieldConditions(ctx: FilterContext, type: ResourceType, name: string, conditions: unknown, path: string): Filter[] {
-  const field = type.fieldsByName.get(name);
+function buildFieldConditions(ctx: FilterContext, type: ResourceType, asked: string, conditions: unknown, path: string): Filter[] {
+  const resolved = resolveField(type, asked);
+  const field = resolved?.field;
+  const name = field?.name ?? asked;
+  if (resolved?.alias !== undefined && field !== undefined) ctx.deprecations?.use(fieldAliasUse(type, resolved.alias, field));
   if (field === undefined || field.kind === 'toMany' || field.kind === 'manyToMany' || (field.kind === 'scalar' && (field.list || field.scalar === 'JSON'))) {
     const filterable = type.fields.filter((f) => f.kind === 'toOne' || f.kind === 'file' || (f.kind === 'scalar' && !f.list && f.scalar !== 'JSON'));
     const hint = suggest(name, filterable.map((f) => f.name));

@@ -1,6 +1,7 @@
 import { ApiError } from '../errors/api-error.js';
 import type { Field, Model, ResourceType } from '../schema/model.js';
 import { suggest } from '../util/suggest.js';
+import { fieldNamed, typeNamed } from './deprecations.js';
 import { buildFilter, type FilterInput } from './build-filter.js';
 import { cursorSignature, decodeCursor, orderSignature } from './cursor.js';
 import { DeprecationCollector } from './deprecated-use.js';
@@ -85,8 +86,8 @@ class Params {
 
 export function planReadOne(model: Model, typeName: string, id: string, select: readonly FieldRequest[], options: PlanOptions): ReadPlan {
   const params = new Params();
-  const type = resourceType(model, typeName);
-  const node = withRule(buildNode(model, params, type, select, options, typeName, 1), rowRule(scopeOf(model, params, options), type));
+  const type = resourceType(model, typeName, params);
+  const node = withRule(buildNode(model, params, type, select, options, type.name, 1), rowRule(scopeOf(model, params, options), type));
   return checked(freeze({ kind: 'read', root: { kind: 'one', node, id: params.add(id) }, params: params.values, deprecations: params.deprecations.list() }), options.limits);
 }
 
@@ -104,15 +105,15 @@ export function planReadList(
   options: ListPlanOptions,
 ): ReadPlan {
   const params = new Params();
-  let type = resourceType(model, typeName);
+  let type = resourceType(model, typeName, params);
   let parent: { type: string; field: string; id: Param; rule?: Filter } | undefined;
   if (options.parent !== undefined) {
-    const parentType = resourceType(model, options.parent.type);
-    const field = parentType.fieldsByName.get(options.parent.field);
+    const parentType = resourceType(model, options.parent.type, params);
+    const field = lookUp(parentType, options.parent.field, params);
     if (field?.kind !== 'toMany' && field?.kind !== 'manyToMany') {
       throw new ApiError('QUERY_UNKNOWN_RELATION', { detail: `${parentType.name} has no list relation "${options.parent.field}"` });
     }
-    type = resourceType(model, field.target);
+    type = resourceType(model, field.target, params);
     parent = { type: parentType.name, field: field.name, id: params.add(options.parent.id) };
     params.deprecations.type(parentType);
     params.deprecations.field(parentType, field);
@@ -171,9 +172,9 @@ function buildListNode(
       : buildFilter({ model, param: params.add, fromText: options.fromText, path: `${path}.filter`, readable: readableIn(scope), deprecations: params.deprecations }, type, args.filter);
   // The rows the asker may see, whatever else the list is filtered on: in every count and cursor too.
   const filter = both(asked, rowRule(scope, type));
-  const order = buildOrder(type, args.orderBy ?? [], args.after ?? args.before, path);
-  for (const key of order) assertReadable(scope, type, fieldOf(type, key.field, path), 'sort on');
-  for (const key of args.orderBy ?? []) params.deprecations.field(type, fieldOf(type, key.field, path));
+  const order = buildOrder(type, args.orderBy ?? [], args.after ?? args.before, path, params);
+  for (const key of order) assertReadable(scope, type, fieldOf(type, key.field, path, params), 'sort on');
+  for (const key of args.orderBy ?? []) params.deprecations.field(type, fieldOf(type, key.field, path, params));
   const node = buildNode(model, params, type, select, options, path, depth);
   const page = buildPage(params, order, args, options.limits, path);
   return { ...node, filter, order, page };
@@ -196,7 +197,7 @@ function buildSelection(
   if ('typename' in request) return { kind: 'constant', key: request.key, value: type.name };
   if ('cursor' in request) return { kind: 'cursor', key: request.key };
   if ('countOf' in request) {
-    const field = fieldOf(type, request.countOf, path);
+    const field = fieldOf(type, request.countOf, path, params);
     if (field.kind !== 'toMany' && field.kind !== 'manyToMany') {
       throw new ApiError('QUERY_UNKNOWN_RELATION', { detail: `${type.name}.${field.name} is not a list relation and has no count` });
     }
@@ -204,7 +205,7 @@ function buildSelection(
     // A count tells how many related records exist: only when the relation may be read on every row, and only the visible ones.
     assertReadable(scope, type, field, 'count');
     params.deprecations.field(type, field);
-    const target = resourceType(model, field.target);
+    const target = resourceType(model, field.target, params);
     params.deprecations.type(target);
     const asked =
       request.filter === undefined
@@ -216,7 +217,7 @@ function buildSelection(
           );
     return { kind: 'count', key: request.key, field: field.name, filter: both(asked, rowRule(scope, target)) };
   }
-  const field = fieldOf(type, request.field, path);
+  const field = fieldOf(type, request.field, path, params);
   const here = `${path}.${request.key}`;
   const access = fieldAccess(scopeOf(model, params, options), type, field);
   if (access.kind === 'denied') {
@@ -238,14 +239,14 @@ function buildSelection(
     case 'toOne': {
       // A to-one relation without a sub-selection is its id, as written.
       if (request.select === undefined) return { kind: 'column', key: request.key, field: field.name, ...mask };
-      const target = resourceType(model, field.target);
+      const target = resourceType(model, field.target, params);
       const inner = enter(params, options.limits, depth);
       const node = withRule(buildNode(model, params, target, request.select, options, here, inner), rowRule(scopeOf(model, params, options), target));
       return { kind: 'toOne', key: request.key, field: field.name, node, ...mask };
     }
     case 'toMany':
     case 'manyToMany': {
-      const target = resourceType(model, field.target);
+      const target = resourceType(model, field.target, params);
       const select = request.select ?? [{ key: 'id', field: 'id' }];
       const inner = enter(params, options.limits, depth);
       return { kind: 'toMany', key: request.key, field: field.name, node: buildListNode(model, params, target, select, request.list ?? {}, options, here, inner), ...mask };
@@ -265,10 +266,11 @@ export function snapSize(sizes: readonly number[], requested: number, path: stri
   return sizes.find((size) => size >= requested) ?? (sizes[sizes.length - 1] as number);
 }
 
-function buildOrder(type: ResourceType, requested: readonly OrderKey[], continuing: string | undefined, path: string): OrderKey[] {
+function buildOrder(type: ResourceType, requested: readonly OrderKey[], continuing: string | undefined, path: string, params: Params): OrderKey[] {
   const order: OrderKey[] = [];
-  for (const key of requested) {
-    const field = type.fieldsByName.get(key.field);
+  for (const asked of requested) {
+    const field = lookUp(type, asked.field, params);
+    const key = field === undefined ? asked : { field: field.name, direction: asked.direction };
     const sortable = field !== undefined && (field.kind === 'toOne' || (field.kind === 'scalar' && !field.list && field.scalar !== 'JSON'));
     if (!sortable) {
       const candidates = type.fields.filter((f) => f.kind === 'toOne' || (f.kind === 'scalar' && !f.list && f.scalar !== 'JSON')).map((f) => f.name);
@@ -324,14 +326,16 @@ function buildPage(params: Params, order: readonly OrderKey[], args: ListArgs, l
   return { limit: params.add(requested ?? limits.defaultPageSize), after, before, fromEnd };
 }
 
-function resourceType(model: Model, name: string): ResourceType {
-  const type = model.typesByName.get(name);
-  if (type === undefined) throw new ApiError('ROUTE_NOT_FOUND', { detail: `No resource type ${name}` });
-  return type;
+function resourceType(model: Model, name: string, params: Params): ResourceType {
+  return typeNamed(model, name, params.deprecations);
 }
 
-function fieldOf(type: ResourceType, name: string, path: string): Field {
-  const field = type.fieldsByName.get(name);
+function lookUp(type: ResourceType, name: string, params: Params): Field | undefined {
+  return fieldNamed(type, name, params.deprecations);
+}
+
+function fieldOf(type: ResourceType, name: string, path: string, params: Params): Field {
+  const field = lookUp(type, name, params);
   if (field !== undefined) return field;
   const hint = suggest(name, type.fields.map((f) => f.name));
   throw new ApiError('QUERY_UNKNOWN_FIELD', {

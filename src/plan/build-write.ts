@@ -1,6 +1,8 @@
 import { ApiError } from '../errors/api-error.js';
 import type { Field, Model, ResourceType } from '../schema/model.js';
+import { resolveField } from '../schema/renamed.js';
 import type { Rule } from '../schema/rules.js';
+import { fieldNamed, inputUsesOf, typeNamed } from './deprecations.js';
 import { all, foldExpr, type FoldedRule } from './fold-rule.js';
 import { DeprecationCollector, type DeprecatedUse } from './deprecated-use.js';
 import type { Principal } from './principal.js';
@@ -24,7 +26,9 @@ import { deleteReach } from '../schema/delete-reach.js';
  */
 
 export function planCreate(model: Model, typeName: string, values: WriteValues, principal: Principal): WritePlan {
-  const type = resourceType(model, typeName);
+  const uses = new DeprecationCollector();
+  const type = typeNamed(model, typeName, uses);
+  for (const use of inputUsesOf(values)) uses.use(use);
   let withPresets: WriteValues | undefined;
   const rules = ruleParts(model, principal, (scope) => {
     const create = fold(scope, type, type.rules.create);
@@ -34,7 +38,7 @@ export function planCreate(model: Model, typeName: string, values: WriteValues, 
     return { check: asFilter(all([create, fieldWrites(scope, type, withPresets)])), references: referenceRules(scope, type, withPresets) };
   });
   withPresets ??= presetFromPrincipal(type, values, principal);
-  return Object.freeze({ kind: 'create', type: type.name, values: withPresets, ...rules, deprecations: writeDeprecations(model, type, values), actor: actorOf(principal) });
+  return Object.freeze({ kind: 'create', type: type.name, values: withPresets, ...rules, deprecations: writeDeprecations(model, type, values, uses), actor: actorOf(principal) });
 }
 
 /**
@@ -44,7 +48,9 @@ export function planCreate(model: Model, typeName: string, values: WriteValues, 
  * PATCH leaves them.
  */
 export function planUpdate(model: Model, typeName: string, id: string, values: WriteValues, principal: Principal, replace = false): WritePlan {
-  const type = resourceType(model, typeName);
+  const uses = new DeprecationCollector();
+  const type = typeNamed(model, typeName, uses);
+  for (const use of inputUsesOf(values)) uses.use(use);
   let written: WriteValues | undefined;
   const rules = ruleParts(model, principal, (scope) => {
     // Only a field the caller may write on any record is reset: one whose rule depends on the record is left as PATCH would.
@@ -68,7 +74,7 @@ export function planUpdate(model: Model, typeName: string, id: string, values: W
     ...(unchanged === undefined ? {} : { unchanged }),
     ...rules,
     // The client's own input: fields a PUT resets were not named by it.
-    deprecations: writeDeprecations(model, type, values),
+    deprecations: writeDeprecations(model, type, values, uses),
     actor: actorOf(principal),
   });
 }
@@ -94,7 +100,8 @@ export function checkWriteRights(model: Model, typeName: string, kind: 'create' 
   // The order planCreate and planUpdate refuse in, so a request gets the same code here as there.
   if (kind === 'create') checkType();
   for (const name of fields) {
-    const field = type.fieldsByName.get(name);
+    // An old name (`@renamed`) is the same field, with the same rules.
+    const field = resolveField(type, name)?.field;
     if (field !== undefined && fieldWrite(scope, type, field).kind === 'never') throw fieldForbidden(type, field, 'write');
   }
   if (kind === 'update') checkType();
@@ -147,9 +154,8 @@ function referenceRules(scope: RuleScope, type: ResourceType, values: WriteValue
   return out;
 }
 
-/** The deprecated things a write names: its type, each input field and enum value, the relation it links. */
-function writeDeprecations(model: Model, type: ResourceType, input: WriteValues, relation?: Field): readonly DeprecatedUse[] {
-  const collector = new DeprecationCollector();
+/** The deprecated things a write names: its type, each input field and enum value, the relation it links, and the old names `collector` holds already. */
+function writeDeprecations(model: Model, type: ResourceType, input: WriteValues, collector: DeprecationCollector, relation?: Field): readonly DeprecatedUse[] {
   collector.type(type);
   if (relation !== undefined) collector.field(type, relation);
   for (const [name, value] of Object.entries(input)) {
@@ -168,13 +174,14 @@ function writeDeprecations(model: Model, type: ResourceType, input: WriteValues,
  * a direct delete of each.
  */
 export function planDelete(model: Model, typeName: string, id: string, principal: Principal): WritePlan {
-  const type = resourceType(model, typeName);
+  const uses = new DeprecationCollector();
+  const type = typeNamed(model, typeName, uses);
   const rules = ruleParts(model, principal, (scope) => ({
     visible: rowRule(scope, type),
     allowed: asFilter(fold(scope, type, type.rules.delete)),
     cascade: cascadeRules(scope, type),
   }));
-  return Object.freeze({ kind: 'delete', type: type.name, id, ...rules, deprecations: writeDeprecations(model, type, {}), actor: actorOf(principal) });
+  return Object.freeze({ kind: 'delete', type: type.name, id, ...rules, deprecations: writeDeprecations(model, type, {}, uses), actor: actorOf(principal) });
 }
 
 /** The read and delete rules of each type whose records point at a record a delete of `type` removes. */
@@ -198,8 +205,9 @@ function cascadeRules(scope: RuleScope, type: ResourceType): Readonly<Record<str
  * field's write rule apply.
  */
 export function planLink(model: Model, kind: 'connect' | 'disconnect', typeName: string, field: string, id: string, targetId: string, principal: Principal): WritePlan {
-  const type = resourceType(model, typeName);
-  const relation = type.fieldsByName.get(field);
+  const uses = new DeprecationCollector();
+  const type = typeNamed(model, typeName, uses);
+  const relation = fieldNamed(type, field, uses);
   if (relation?.kind !== 'manyToMany') {
     throw new ApiError('QUERY_UNKNOWN_RELATION', { detail: `${type.name} has no many-to-many relation "${field}"` });
   }
@@ -209,7 +217,7 @@ export function planLink(model: Model, kind: 'connect' | 'disconnect', typeName:
     const target = rowRule(scope, resourceType(model, relation.target));
     return { visible: rowRule(scope, type), allowed: asFilter(all([fold(scope, type, type.rules.update), write])), target };
   });
-  return Object.freeze({ kind, type: type.name, field, id, targetId, ...rules, deprecations: writeDeprecations(model, type, {}, relation), actor: actorOf(principal) });
+  return Object.freeze({ kind, type: type.name, field: relation.name, id, targetId, ...rules, deprecations: writeDeprecations(model, type, {}, uses, relation), actor: actorOf(principal) });
 }
 
 /** Who caused a write, as its event names them: never a claim or a credential. */
@@ -294,7 +302,5 @@ function forbidden(detail: string): ApiError {
 }
 
 function resourceType(model: Model, name: string): ResourceType {
-  const type = model.typesByName.get(name);
-  if (type === undefined) throw new ApiError('ROUTE_NOT_FOUND', { detail: `No resource type ${name}` });
-  return type;
+  return typeNamed(model, name, new DeprecationCollector());
 }

@@ -1,4 +1,5 @@
 import { deprecationOf, type Deprecation, type Field, type Model, type ResourceType } from '../schema/model.js';
+import { fieldAliasUse, typeAliasUse } from './deprecations.js';
 
 /**
  * One deprecated thing a request used, as its plan records it: REST turns the
@@ -49,6 +50,11 @@ export class DeprecationCollector {
     }
   }
 
+  /** A use worked out elsewhere (an old name kept by `@renamed`: plan/deprecations.ts). */
+  use(use: DeprecatedUse): void {
+    if (!this.#uses.has(use.coordinate)) this.#uses.set(use.coordinate, use);
+  }
+
   /** What was collected, in coordinate order (so equal questions give equal lists, and equal headers), frozen. */
   list(): readonly DeprecatedUse[] {
     if (this.#uses.size === 0) return NO_DEPRECATIONS;
@@ -76,8 +82,11 @@ export function schemaDeprecations(model: Model): readonly DeprecatedUse[] {
   const collector = new DeprecationCollector();
   for (const type of model.types) {
     collector.type(type);
+    // Old names kept by `@renamed(from:)` are deprecated too, from the first start that serves them so.
+    if (type.renamedFrom !== undefined) collector.use(typeAliasUse(type));
     for (const field of type.fields) {
       collector.field(type, field);
+      if (field.renamedFrom !== undefined) collector.use(fieldAliasUse(type, field.renamedFrom, field));
       if (field.kind === 'file') collector.argument(type, field, 'size', field.sizeDeprecation);
     }
   }

@@ -4,6 +4,7 @@ import type { FieldRequest, ListArgs } from '../plan/build-read.js';
 import type { FilterInput } from '../plan/build-filter.js';
 import type { OrderKey } from '../plan/read-plan.js';
 import type { Model, ResourceType } from '../schema/model.js';
+import { resolveField } from '../schema/renamed.js';
 import { suggest } from '../util/suggest.js';
 
 /**
@@ -89,7 +90,11 @@ export function parseRestQuery(model: Model, type: ResourceType, raw: Record<str
   const known = new Set(['fields', 'include', ...(isList ? ROOT_LIST_PARAMS : [])]);
   for (const path of includes.keys()) for (const param of EMBED_PARAMS) known.add(`${path}.${param}`);
   for (const [prefix, at] of [['', type] as const, ...[...includes].map(([path, target]) => [`${path}.`, target] as const)]) {
-    for (const field of at.fields) if (field.kind === 'file') known.add(`${prefix}${field.name}.size`);
+    for (const field of at.fields) {
+      if (field.kind !== 'file') continue;
+      known.add(`${prefix}${field.name}.size`);
+      if (field.renamedFrom !== undefined) known.add(`${prefix}${field.renamedFrom}.size`);
+    }
   }
   for (const key of Object.keys(raw)) {
     if (known.has(key)) continue;
@@ -114,7 +119,7 @@ function parseIncludes(model: Model, root: ResourceType, value: unknown): Map<st
     let type = root;
     const segments = path.split('.');
     segments.forEach((segment, i) => {
-      const field = type.fieldsByName.get(segment);
+      const field = resolveField(type, segment)?.field;
       if (field === undefined || (field.kind !== 'toOne' && field.kind !== 'toMany' && field.kind !== 'manyToMany')) {
         const relations = type.fields.filter((f) => f.kind === 'toOne' || f.kind === 'toMany' || f.kind === 'manyToMany').map((f) => f.name);
         const hint = suggest(segment, relations);
@@ -133,7 +138,8 @@ function parseIncludes(model: Model, root: ResourceType, value: unknown): Map<st
 function buildSelect(model: Model, type: ResourceType, raw: Record<string, unknown>, prefix: string, includes: ReadonlyMap<string, ResourceType>): FieldRequest[] {
   const fieldsParam = `${prefix}fields`;
   const named = raw[fieldsParam] === undefined ? undefined : splitList(raw[fieldsParam], fieldsParam);
-  const names = named ?? type.fields.filter((f) => f.kind === 'scalar' || f.kind === 'file' || f.kind === 'toOne').map((f) => f.name);
+  // By default the old name of a renamed field (`@renamed`) comes too, right after the new one: old clients read on unchanged.
+  const names = named ?? type.fields.filter((f) => f.kind === 'scalar' || f.kind === 'file' || f.kind === 'toOne').flatMap((f) => (f.renamedFrom === undefined ? [f.name] : [f.name, f.renamedFrom]));
   // Fields named by default: a field the asker may not read is left out of them, not refused.
   const implicit = named === undefined;
   const select: FieldRequest[] = [];
@@ -141,7 +147,7 @@ function buildSelect(model: Model, type: ResourceType, raw: Record<string, unkno
   for (const name of names) {
     if (seen.has(name)) continue;
     seen.add(name);
-    const field = type.fieldsByName.get(name);
+    const field = resolveField(type, name)?.field;
     if (field === undefined) {
       const hint = suggest(name, type.fields.map((f) => f.name));
       throw new ApiError('QUERY_UNKNOWN_FIELD', {

@@ -9,6 +9,7 @@ import { checkWriteRights } from '../plan/build-write.js';
 import { contextOf, principalOf } from '../auth/request-principal.js';
 import type { WriteValues } from '../plan/write-plan.js';
 import type { ResourceType } from '../schema/model.js';
+import { resolveField } from '../schema/renamed.js';
 
 /**
  * A record body for POST and PUT, as JSON or as `multipart/form-data`, and
@@ -85,11 +86,11 @@ async function readRecordForm(engine: Engine, type: ResourceType, request: Fasti
     if (Object.hasOwn(input, name)) {
       throw new ApiError('BAD_REQUEST', { detail: `The form has more than one part named "${name}"; send each field once` });
     }
-    if (part.type === 'file' && part.mimetype.startsWith('application/json') && type.fieldsByName.get(name)?.kind !== 'file') {
+    if (part.type === 'file' && part.mimetype.startsWith('application/json') && resolveField(type, name)?.field.kind !== 'file') {
       // What browsers send for `form.append(name, new Blob([json], { type: 'application/json' }))`: a "file" named blob.
       input[name] = await jsonFilePart(part.file, name, textBytes(request));
     } else if (part.type === 'file') {
-      const field = type.fieldsByName.get(name);
+      const field = resolveField(type, name)?.field;
       if (field?.kind !== 'file') {
         throw new ApiError('INPUT_WRONG_TYPE', {
           detail: `The part "${name}" is a file, but ${type.name}.${name} ${field === undefined ? 'does not exist' : 'is not a file field'}`,

@@ -13,6 +13,7 @@ import { LruCache } from '../util/lru-cache.js';
 import type { InputMode } from '../plan/validate-input.js';
 import { planCreate, planDelete, planLink, planUpdate } from '../plan/build-write.js';
 import type { ManyToManyRelation, ResourceType } from '../schema/model.js';
+import { resolveField, typeAlias } from '../schema/renamed.js';
 import { registerFileRoutes, type FileAccess, type FileServe } from './file-routes.js';
 import { writeRecordBody } from './record-input.js';
 import { listLinks, pageCursors, renderList, type PageCursors } from './render-list.js';
@@ -70,28 +71,10 @@ export function registerRestApi(app: FastifyInstance, restOptions: RestApiOption
     done();
   });
   for (const type of engine.model.types) {
-    const base = `/${type.path}`;
-    const item = `${base}/:id`;
-    app.get(base, (request, reply) => getList(options, type, request, reply, undefined));
-    app.post(base, (request, reply) => create(options, type, request, reply));
-    app.get(item, (request, reply) => getOne(options, type, request, reply));
-    app.put(item, (request, reply) => update(options, type, request, reply, 'replace'));
-    app.patch(item, (request, reply) => update(options, type, request, reply, 'patch'));
-    app.delete(item, (request, reply) => remove(options, type, request, reply));
-    methodNotAllowed(app, base, ['GET', 'HEAD', 'POST']);
-    methodNotAllowed(app, item, ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE']);
-    for (const field of type.fields) {
-      if (field.kind !== 'toMany' && field.kind !== 'manyToMany') continue;
-      const sub = `${item}/${field.name}`;
-      app.get(sub, (request, reply) => getList(options, type, request, reply, field.name));
-      methodNotAllowed(app, sub, ['GET', 'HEAD']);
-      if (field.kind === 'manyToMany') {
-        const member = `${sub}/:targetId`;
-        app.put(member, (request, reply) => link(options, type, field, request, reply, 'connect'));
-        app.delete(member, (request, reply) => link(options, type, field, request, reply, 'disconnect'));
-        methodNotAllowed(app, member, ['PUT', 'DELETE']);
-      }
-    }
+    registerResource(app, options, type);
+    // A renamed type's old path keeps answering; its plans name the type by its old name, which they report as a deprecated use.
+    const alias = typeAlias(type);
+    if (alias !== undefined) registerResource(app, options, alias);
   }
   const accounts = options.accounts;
   if (accounts !== undefined) {
@@ -107,6 +90,34 @@ export function registerRestApi(app: FastifyInstance, restOptions: RestApiOption
     ...(options.fileAccess === undefined ? {} : { access: options.fileAccess }),
     ...(options.fileServe === undefined ? {} : { serve: options.fileServe }),
   });
+}
+
+function registerResource(app: FastifyInstance, options: RestContext, type: ResourceType): void {
+  const base = `/${type.path}`;
+  const item = `${base}/:id`;
+  app.get(base, (request, reply) => getList(options, type, request, reply, undefined));
+  app.post(base, (request, reply) => create(options, type, request, reply));
+  app.get(item, (request, reply) => getOne(options, type, request, reply));
+  app.put(item, (request, reply) => update(options, type, request, reply, 'replace'));
+  app.patch(item, (request, reply) => update(options, type, request, reply, 'patch'));
+  app.delete(item, (request, reply) => remove(options, type, request, reply));
+  methodNotAllowed(app, base, ['GET', 'HEAD', 'POST']);
+  methodNotAllowed(app, item, ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE']);
+  for (const field of type.fields) {
+    if (field.kind !== 'toMany' && field.kind !== 'manyToMany') continue;
+    // A renamed relation answers at its old sub-path too (`@renamed`), reported as a deprecated use by its plans.
+    for (const name of field.renamedFrom === undefined ? [field.name] : [field.name, field.renamedFrom]) {
+      const sub = `${item}/${name}`;
+      app.get(sub, (request, reply) => getList(options, type, request, reply, name));
+      methodNotAllowed(app, sub, ['GET', 'HEAD']);
+      if (field.kind === 'manyToMany') {
+        const member = `${sub}/:targetId`;
+        app.put(member, (request, reply) => link(options, type, name, request, reply, 'connect'));
+        app.delete(member, (request, reply) => link(options, type, name, request, reply, 'disconnect'));
+        methodNotAllowed(app, member, ['PUT', 'DELETE']);
+      }
+    }
+  }
 }
 
 type Params = { readonly id?: string; readonly targetId?: string };
@@ -169,7 +180,7 @@ async function getList(
   const query = searchOf(request.url);
   const parentId = relation === undefined ? undefined : (params(request).id as string);
   const { plan, list } = planFor(options, request, `list ${type.name} ${relation ?? ''} ${query}`, parentId, () => {
-    const listType = relation === undefined ? type : (engine.model.typesByName.get((type.fieldsByName.get(relation) as ManyToManyRelation).target) as ResourceType);
+    const listType = relation === undefined ? type : (engine.model.typesByName.get((resolveField(type, relation)?.field as ManyToManyRelation).target) as ResourceType);
     const parsed = parseRestQuery(engine.model, listType, query === '' ? {} : parseQueryString(query), true);
     const template = planReadList(engine.model, listType.name, parsed.list, parsed.select, {
       limits: options.limits,
@@ -241,13 +252,13 @@ async function remove(options: RestContext, type: ResourceType, request: Fastify
 async function link(
   options: RestApiOptions,
   type: ResourceType,
-  field: ManyToManyRelation,
+  field: string,
   request: FastifyRequest,
   reply: FastifyReply,
   kind: 'connect' | 'disconnect',
 ): Promise<void> {
   const { id, targetId } = params(request) as Required<Params>;
-  const plan = planLink(options.engine.model, kind, type.name, field.name, id, targetId, principalOf(request));
+  const plan = planLink(options.engine.model, kind, type.name, field, id, targetId, principalOf(request));
   markDeprecated(options, reply, plan.deprecations);
   await options.engine.write(contextOf(request), plan);
   reply.code(204).send();

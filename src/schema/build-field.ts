@@ -1,13 +1,13 @@
 import { DirectiveLocation, type FieldDefinitionNode, Kind, print, type ConstValueNode } from 'graphql';
-import { toSnakeCase } from '../util/naming.js';
 import { suggest } from '../util/suggest.js';
 import type { Declarations } from './collect-definitions.js';
 import { coerceDefault } from './coerce-default.js';
 import { BUILT_IN_SCALARS } from './directives.js';
-import type { FieldCommon, FieldDraft, RuleDraft } from './drafts.js';
+import type { FieldCommon, FieldDraft, RenamedDraft, RuleDraft } from './drafts.js';
 import { type FieldShape, shapeOf } from './field-shape.js';
 import type { CacheHint, CacheScope, FileField, OnDelete, ScalarField, ScalarName } from './model.js';
 import { readAllow } from './read-allow.js';
+import { columnName } from './renamed.js';
 import { deprecationMembers, readDeprecation } from './read-deprecation.js';
 import { type DirectiveUse, readDirectives } from './read-directives.js';
 import type { Roles } from './read-roles.js';
@@ -109,7 +109,7 @@ export function buildField(node: FieldDefinitionNode, context: FieldContext): Fi
         nullable: shape.list ? false : shape.nullable,
         readonly,
         immutable: uses.has('immutable'),
-        column: `${toSnakeCase(node.name.value)}_id`,
+        column: columnName(node.name.value, 'toOne'),
         nameNode: node.name,
         inverseHint: inverse === undefined || inverseNode === undefined ? undefined : { name: String(inverse.values.inverse), node: inverseNode },
         order: context.nextOrder(),
@@ -221,7 +221,7 @@ function buildScalarField(
     enum: isEnum ? shape.named.name.value : undefined,
     list: shape.list,
     nullable: shape.nullable,
-    column: toSnakeCase(node.name.value),
+    column: columnName(node.name.value, 'stored'),
     unique: uses.has('unique'),
     indexed: uses.has('index'),
     readonly,
@@ -282,7 +282,7 @@ function buildFileField(
     kind: 'file',
     ...common,
     nullable: shape.nullable,
-    column: toSnakeCase(node.name.value),
+    column: columnName(node.name.value, 'stored'),
     image: { sizes },
   };
   return { kind: 'stored', field, nameNode: node.name, rules };
@@ -337,9 +337,23 @@ export function commonOf(node: FieldDefinitionNode, uses: ReadonlyMap<string, Di
     ...deprecationMembers(uses, problems),
     cache: cacheHintOf(uses, problems),
     location: locate(node.name),
+    renamedFrom: renamedOf(uses, problems)?.from,
     // Filled in by loadSchema once every type is known and the field's @allow rules are checked.
     rules: {},
   };
+}
+
+/** `@renamed(from:)`: the old name, which must be a name GraphQL can still serve. */
+export function renamedOf(uses: ReadonlyMap<string, DirectiveUse>, problems: ProblemList): RenamedDraft | undefined {
+  const use = uses.get('renamed');
+  if (use === undefined) return undefined;
+  const from = String(use.values.from);
+  const node = use.argumentNodes.get('from') ?? use.node;
+  if (!/^[_A-Za-z][_0-9A-Za-z]*$/.test(from) || from.startsWith('__')) {
+    problems.at(node, 'SCHEMA_BAD_DIRECTIVE_ARGUMENT', `@renamed(from: ${JSON.stringify(from)}) must name what the old schema declared: a GraphQL name such as "title".`);
+    return undefined;
+  }
+  return { from, node };
 }
 
 export function cacheHintOf(uses: ReadonlyMap<string, DirectiveUse>, problems: ProblemList): CacheHint | undefined {
@@ -354,7 +368,7 @@ export function cacheHintOf(uses: ReadonlyMap<string, DirectiveUse>, problems: P
 }
 
 /** Directives every field may carry, whatever its kind. */
-const ANY_FIELD = new Set(['cache', 'deprecated', 'allow']);
+const ANY_FIELD = new Set(['cache', 'deprecated', 'allow', 'renamed']);
 
 /**
  * Reports and removes the directives that do not apply to this kind of

@@ -1,12 +1,13 @@
 import { DirectiveLocation, type FieldDefinitionNode, Kind, print } from 'graphql';
-import { pluralize, toCamelCase, toKebabCase, toSnakeCase } from '../util/naming.js';
-import { buildField, cacheHintOf, commonOf, type FieldContext } from './build-field.js';
+import { buildField, cacheHintOf, commonOf, type FieldContext, renamedOf } from './build-field.js';
 import { deprecationMembers } from './read-deprecation.js';
 import type { Declarations, ObjectDeclaration } from './collect-definitions.js';
 import type { FieldDraft, TypeDraft } from './drafts.js';
 import type { ScalarField } from './model.js';
 import { readAllow } from './read-allow.js';
 import { readDirectives } from './read-directives.js';
+import { checkFieldRenames } from './check-renames.js';
+import { typeNames } from './renamed.js';
 import type { Roles } from './read-roles.js';
 import { locate, type ProblemList } from './schema-problem.js';
 
@@ -24,8 +25,7 @@ export function buildTypeDraft(
   roles: Roles,
 ): TypeDraft {
   const name = declaration.name;
-  const plural = pluralize(toCamelCase(name));
-  const table = toSnakeCase(plural);
+  const { plural, path, table } = typeNames(name);
   const uses = readDirectives(declaration.directives, DirectiveLocation.OBJECT, problems);
   for (const implemented of declaration.node.interfaces ?? []) {
     // A declared interface is refused where it is declared; say it once.
@@ -54,16 +54,18 @@ export function buildTypeDraft(
   } else {
     fields.unshift(id);
   }
+  checkFieldRenames(declaration, fields, problems);
 
   return {
     name,
     nameNode: declaration.node.name,
     description: declaration.node.description?.value,
     plural,
-    path: toKebabCase(plural),
+    path,
     table,
     cache: cacheHintOf(uses, problems),
     ...deprecationMembers(uses, problems),
+    renamedFrom: renamedOf(uses, problems),
     location: locate(declaration.node.name),
     fields,
     indexes: uses.all('index').flatMap((use) => {

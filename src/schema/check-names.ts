@@ -1,5 +1,6 @@
 import type { NameNode } from 'graphql';
 import { toCamelCase } from '../util/naming.js';
+import { typeNames } from './renamed.js';
 import type { TypeDraft } from './drafts.js';
 import type { JoinTable } from './model.js';
 import { locate, type ProblemList } from './schema-problem.js';
@@ -17,8 +18,7 @@ export function checkNameCollisions(types: readonly TypeDraft[], problems: Probl
       claimed.set(key, { what, node });
       return;
     }
-    const where = locate(first.node);
-    problems.at(node, 'SCHEMA_NAME_COLLISION', `${describe(first.what)} (declared at ${where.file}:${where.line}:${where.column}).`);
+    problems.at(node, 'SCHEMA_NAME_COLLISION', `${describe(first.what)} (declared at ${describeAt(first.node)}).`);
   };
 
   for (const type of types) {
@@ -28,6 +28,26 @@ export function checkNameCollisions(types: readonly TypeDraft[], problems: Probl
     claim(`field:${type.plural}`, what, type.nameNode, (first) => `Type "${type.name}" and ${first} map to the same collection "${type.plural}"`);
     claim(`path:${type.path}`, what, type.nameNode, (first) => `Type "${type.name}" and ${first} map to the same path "/${type.path}"`);
     claim(`table:${type.table}`, what, type.nameNode, (first) => `Type "${type.name}" and ${first} map to the same table "${type.table}"`);
+  }
+  // The old names a renamed type keeps answering to must be free as well.
+  for (const type of types) {
+    if (type.renamedFrom === undefined) continue;
+    const { from, node } = type.renamedFrom;
+    if (from === type.name) {
+      problems.at(node, 'SCHEMA_BAD_DIRECTIVE_ARGUMENT', `Type "${type.name}" is @renamed from its own name; remove the directive, or name what it was called before.`);
+      continue;
+    }
+    const old = typeNames(from);
+    const what = `the old name "${from}" of type "${type.name}"`;
+    const at = (key: string, describe: (first: string) => string): void => {
+      const first = claimed.get(key);
+      if (first === undefined) claimed.set(key, { what, node: type.nameNode });
+      else problems.at(node, 'SCHEMA_NAME_COLLISION', `${describe(first.what)} (declared at ${describeAt(first.node)}).`);
+    };
+    at(`field:${old.one}`, (first) => `Type "${type.name}" is @renamed from "${from}", but ${first} already maps to the GraphQL field "${old.one}"`);
+    at(`field:${old.plural}`, (first) => `Type "${type.name}" is @renamed from "${from}", but ${first} already maps to the collection "${old.plural}"`);
+    at(`path:${old.path}`, (first) => `Type "${type.name}" is @renamed from "${from}", but ${first} already maps to the path "/${old.path}"`);
+    at(`table:${old.table}`, (first) => `Type "${type.name}" is @renamed from "${from}", but ${first} already maps to the table "${old.table}"`);
   }
 
   for (const type of types) {
@@ -52,6 +72,11 @@ export function checkNameCollisions(types: readonly TypeDraft[], problems: Probl
       );
     }
   }
+}
+
+function describeAt(node: NameNode): string {
+  const where = locate(node);
+  return `${where.file}:${where.line}:${where.column}`;
 }
 
 /** A join table (`users_followers`) must not take the name of a type's table. */

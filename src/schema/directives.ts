@@ -112,6 +112,15 @@ field: the server keeps its hash apart.
 directive @account(identifier: String!, suspended: String, verified: String) on OBJECT
 
 """
+The field or type was called \`from\` until now. Migrations rename its column
+or table (with its indexes, constraints and the join tables named after it)
+instead of dropping it, so its data stays; clients that still use the old
+name are answered as before, the old name marked deprecated ("Renamed to
+…"). Remove it once no client uses the old name. See docs/schema.md.
+"""
+directive @renamed(from: String!) on FIELD_DEFINITION | OBJECT
+
+"""
 As GraphQL's own @deprecated, also allowed on object types (a whole
 resource can be deprecated). Clients that use a deprecated thing are told:
 REST answers carry Deprecation, Sunset and Link headers, GraphQL answers

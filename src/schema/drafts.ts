@@ -3,7 +3,7 @@ import type { DirectiveUse } from './read-directives.js';
 import type { CacheHint, DeprecationDates, FileField, OnDelete, ScalarField, SourceLocation } from './model.js';
 
 /** What every field kind has (model.ts's FieldBase, which it does not export). */
-export type FieldCommon = Pick<ScalarField, 'name' | 'description' | 'deprecated' | 'deprecatedDates' | 'cache' | 'location' | 'rules'>;
+export type FieldCommon = Pick<ScalarField, 'name' | 'description' | 'deprecated' | 'deprecatedDates' | 'cache' | 'location' | 'rules' | 'renamedFrom'>;
 
 /** One rule of an `@allow`, as written; parsed and checked once every type's fields are known. */
 export interface RuleDraft {
@@ -52,6 +52,8 @@ export interface TypeDraft {
   readonly cache: CacheHint | undefined;
   readonly deprecated: string | undefined;
   readonly deprecatedDates?: DeprecationDates | undefined;
+  /** `@renamed(from:)` on the type, with the literal for problems. */
+  readonly renamedFrom: RenamedDraft | undefined;
   readonly location: SourceLocation;
   /** In declaration order, `id` first. */
   readonly fields: readonly FieldDraft[];
@@ -63,6 +65,11 @@ export interface TypeDraft {
   readonly account: DirectiveUse | undefined;
   /** Every field name declared, built or not: a rule naming a field that failed to build is not reported again. */
   readonly declaredFields: ReadonlySet<string>;
+}
+
+export interface RenamedDraft {
+  readonly from: string;
+  readonly node: ASTNode;
 }
 
 export interface IndexDraft {

@@ -123,6 +123,8 @@ function finishType(draft: TypeDraft, relations: PairedRelations, rules: Checked
     table: draft.table,
     fields,
     fieldsByName: freezeMap(fields.map((field) => [field.name, field])),
+    aliases: freezeMap(fields.flatMap((field) => (field.renamedFrom === undefined ? [] : [[field.renamedFrom, field] as const]))),
+    renamedFrom: draft.renamedFrom?.from,
     cache: draft.cache,
     deprecated: draft.deprecated,
     deprecatedDates: draft.deprecatedDates,

@@ -50,6 +50,8 @@ interface FieldBase {
   readonly location: SourceLocation;
   /** `@allow(read:, write:)` on the field, on top of its type's rules; `{}` when none. */
   readonly rules: FieldRules;
+  /** `@renamed(from:)`: the name the field had before; clients may still use it (schema/renamed.ts). */
+  readonly renamedFrom: string | undefined;
 }
 
 /** A value stored in one column of the type's own table. */
@@ -154,6 +156,10 @@ export interface ResourceType {
   readonly table: string;
   readonly fields: readonly Field[];
   readonly fieldsByName: ReadonlyMap<string, Field>;
+  /** Old names kept by `@renamed(from:)` on fields → the field now; look names up with `resolveField`. */
+  readonly aliases: ReadonlyMap<string, Field>;
+  /** `@renamed(from:)` on the type: the name it had before, whose root fields and path still answer. */
+  readonly renamedFrom: string | undefined;
   readonly cache: CacheHint | undefined;
   readonly deprecated: string | undefined;
   /** `@deprecated(since:, sunset:)` on the type, when it is deprecated. */

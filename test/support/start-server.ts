@@ -25,6 +25,11 @@ export function loadExampleModel(): Promise<Model> {
   return exampleModel;
 }
 
+/** The example schema's text without its `@allow` rules and its `@account`. */
+export function openExampleSdl(): string {
+  return withoutDirectives(readFileSync(EXAMPLE_SCHEMA, 'utf8'), ['@allow(', '@account(']);
+}
+
 /**
  * The example schema without its `@allow` rules and its `@account`: an open
  * schema, which serves everyone everything (as a schema without rules does).
@@ -34,8 +39,7 @@ export function loadExampleModel(): Promise<Model> {
  */
 export function loadOpenExampleModel(): Model {
   if (openExampleModel === undefined) {
-    const text = withoutDirectives(readFileSync(EXAMPLE_SCHEMA, 'utf8'), ['@allow(', '@account(']);
-    const result = loadSchema([{ file: EXAMPLE_SCHEMA, text }]);
+    const result = loadSchema([{ file: EXAMPLE_SCHEMA, text: openExampleSdl() }]);
     if (!result.ok) throw new Error(`open example schema does not load: ${JSON.stringify(result.problems)}`);
     openExampleModel = result.model;
   }
@@ -71,9 +75,11 @@ export async function startServer(
     readonly engine?: Omit<EngineOptions, 'files'>;
     /** Serve the example with its permission rules (default: without, an open schema). */
     readonly rules?: boolean;
+    /** Serve this model instead of the example. */
+    readonly model?: Model;
   } = {},
 ): Promise<TestServer> {
-  const model = options.rules === true ? await loadExampleModel() : loadOpenExampleModel();
+  const model = options.model ?? (options.rules === true ? await loadExampleModel() : loadOpenExampleModel());
   const db = await open();
   await migrate(db, model, { allowDestructive: false, dryRun: false });
   const filesDir = options.files === false ? undefined : (options.files?.directory ?? mkdtempSync(join(tmpdir(), 'diglot-files-')));

@@ -1,4 +1,4 @@
-import { getArgumentValues, GraphQLError, OperationTypeNode, type FieldNode, type GraphQLObjectType, type OperationDefinitionNode } from 'graphql';
+import { getArgumentValues, getNamedType, GraphQLError, OperationTypeNode, type FieldNode, type GraphQLObjectType, type OperationDefinitionNode } from 'graphql';
 import type { FieldRequest, ListArgs } from '../../plan/build-read.js';
 import type { FilterInput } from '../../plan/build-filter.js';
 import type { RootRole } from '../schema/roles.js';
@@ -70,7 +70,8 @@ export function compileOperation(ctx: SelectionContext, operation: OperationDefi
         steps.push({ kind: 'data', key, nodes, role, nullable, args, ...sessionSelection(ctx, role.session, nodes, role.type.name), list: undefined, filter: undefined });
         continue;
       }
-      const select = role.kind === 'count' ? [] : buildSelection(ctx, role.type.name, nodes);
+      // The object type the field answers with (a renamed type's old root fields answer with the type under its new name).
+      const select = role.kind === 'count' ? [] : buildSelection(ctx, getNamedType(definition.type).name, nodes);
       const list = role.kind === 'list' ? listArgsOf(args) : undefined;
       steps.push({ kind: 'data', key, nodes, role, nullable, args, select, list, filter: filterOf(args['filter']) });
     } catch (error) {

@@ -12,6 +12,7 @@ import {
   type GraphQLNamedType,
 } from 'graphql';
 import type { Model, ResourceType } from '../../schema/model.js';
+import { renamedReason, typeAlias } from '../../schema/renamed.js';
 import { toCamelCase, toPascalCase } from '../../util/naming.js';
 import { addAccountFields } from './account-fields.js';
 import { filterType, operatorFilterType, orderType } from './filter-types.js';
@@ -72,6 +73,7 @@ export function buildGraphqlSchema(model: Model): GeneratedSchema {
     const count = `${type.plural}Count`;
     queryFields[count] = { type: new GraphQLNonNull(GraphQLInt), args: { filter }, description: `The number of ${type.plural} matching the filter.` };
     queryRoles.set(count, { kind: 'count', type });
+    addRenamedRoots(type, queryFields, queryRoles);
     for (const kind of ['created', 'updated', 'deleted'] as const) {
       const name = `${one}${toPascalCase(kind)}`;
       const which =
@@ -132,6 +134,28 @@ export function buildGraphqlSchema(model: Model): GeneratedSchema {
   });
   const subscriptionRoles = new Map([...queryRoles, ...eventRoles]);
   return Object.freeze({ schema, query: queryRoles, mutation: mutationRoles, subscription: subscriptionRoles, objects: objectRoles, inputs: inputRoles });
+}
+
+/**
+ * A renamed type's old root fields (`member(id:)`, `members`,
+ * `membersCount`) stay, deprecated, as copies of the new ones whose role
+ * names the type by its old name: the planner resolves it and reports the use.
+ */
+function addRenamedRoots(type: ResourceType, fields: GraphQLFieldConfigMap<unknown, unknown>, roles: Map<string, RootRole>): void {
+  const alias = typeAlias(type);
+  if (alias === undefined) return;
+  const deprecationReason = renamedReason(type.name);
+  const pairs: [string, string, 'one' | 'list' | 'count'][] = [
+    [toCamelCase(type.name), toCamelCase(alias.name), 'one'],
+    [type.plural, alias.plural, 'list'],
+    [`${type.plural}Count`, `${alias.plural}Count`, 'count'],
+  ];
+  for (const [current, old, kind] of pairs) {
+    const config = fields[current];
+    if (config === undefined || fields[old] !== undefined) continue;
+    fields[old] = { ...config, deprecationReason };
+    roles.set(old, { kind, type: alias });
+  }
 }
 
 /** The Query fields as Subscription fields (the same types and arguments; graphql-js wants fresh configs per type). */

@@ -12,6 +12,7 @@ import {
   type GraphQLInputType,
 } from 'graphql';
 import type { Field, ScalarField } from '../../schema/model.js';
+import { renamedReason } from '../../schema/renamed.js';
 import { DateTimeScalar } from './scalars.js';
 import { resourceType, type SchemaContext } from './schema-context.js';
 
@@ -109,6 +110,10 @@ export function filterType(ctx: SchemaContext, typeName: string): GraphQLInputOb
         const filterName = operatorFilterName(field);
         if (filterName === undefined) continue;
         fields[field.name] = { type: ctx.operatorFilter(filterName), description: field.description };
+        // The old name of a renamed field (`@renamed`) filters the same, deprecated.
+        if (field.renamedFrom !== undefined) {
+          fields[field.renamedFrom] = { type: ctx.operatorFilter(filterName), description: field.description, deprecationReason: renamedReason(field.name) };
+        }
       }
       return fields;
     },
@@ -118,8 +123,12 @@ export function filterType(ctx: SchemaContext, typeName: string): GraphQLInputOb
 
 export function orderType(ctx: SchemaContext, typeName: string): GraphQLInputObjectType {
   const type = resourceType(ctx.model, typeName);
-  const values: Record<string, { description: string | undefined }> = {};
-  for (const field of type.fields) if (isSortable(field)) values[field.name] = { description: field.description };
+  const values: Record<string, { description: string | undefined; deprecationReason?: string }> = {};
+  for (const field of type.fields) {
+    if (!isSortable(field)) continue;
+    values[field.name] = { description: field.description };
+    if (field.renamedFrom !== undefined) values[field.renamedFrom] = { description: field.description, deprecationReason: renamedReason(field.name) };
+  }
   const fieldEnum = new GraphQLEnumType({ name: `${type.name}OrderField`, description: `Fields ${type.plural} can be ordered by.`, values });
   return new GraphQLInputObjectType({
     name: `${type.name}Order`,

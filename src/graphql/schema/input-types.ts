@@ -1,5 +1,6 @@
 import { GraphQLID, GraphQLInputObjectType, GraphQLNonNull, type GraphQLInputFieldConfigMap } from 'graphql';
 import { takesInput, type ResourceType } from '../../schema/model.js';
+import { renamedReason } from '../../schema/renamed.js';
 import { scalarInputType } from './object-types.js';
 import { UploadScalar } from './scalars.js';
 import type { SchemaContext } from './schema-context.js';
@@ -18,8 +19,8 @@ export function mutationInputType(ctx: SchemaContext, type: ResourceType, mode: 
   const fields: GraphQLInputFieldConfigMap = {};
   for (const field of type.fields) {
     if (field.kind === 'scalar' && takesInput(field)) {
-      // A field taken from the caller (`@default(fromAuth:)`) may be left out.
-      const required = mode === 'create' && !field.optionalOnCreate && field.defaultFromAuth === undefined;
+      // A field taken from the caller (`@default(fromAuth:)`) may be left out; a renamed one may come under its old name instead (validateInput requires one).
+      const required = mode === 'create' && !field.optionalOnCreate && field.defaultFromAuth === undefined && field.renamedFrom === undefined;
       fields[field.name] = {
         type: scalarInputType(ctx, field, required),
         description: withImmutableNote(field.description, field.immutable, mode),
@@ -27,7 +28,7 @@ export function mutationInputType(ctx: SchemaContext, type: ResourceType, mode: 
         deprecationReason: required ? undefined : field.deprecated,
       };
     } else if (field.kind === 'toOne' && takesInput(field)) {
-      const required = mode === 'create' && !field.nullable && field.defaultFromAuth === undefined;
+      const required = mode === 'create' && !field.nullable && field.defaultFromAuth === undefined && field.renamedFrom === undefined;
       fields[field.name] = {
         type: required ? new GraphQLNonNull(GraphQLID) : GraphQLID,
         description: withImmutableNote(field.description ?? `The id of a ${field.target}.`, field.immutable, mode),
@@ -40,6 +41,11 @@ export function mutationInputType(ctx: SchemaContext, type: ResourceType, mode: 
         deprecationReason: field.deprecated,
       };
     }
+  }
+  // The old name of a renamed field (`@renamed`) is taken too, deprecated: the same input under either name (both, and different, is refused).
+  for (const field of type.fields) {
+    const given = fields[field.name];
+    if (field.renamedFrom !== undefined && given !== undefined) fields[field.renamedFrom] = { ...given, deprecationReason: renamedReason(field.name) };
   }
   if (Object.keys(fields).length === 0) return undefined;
   return new GraphQLInputObjectType({

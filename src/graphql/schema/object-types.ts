@@ -13,7 +13,8 @@ import {
   type GraphQLOutputType,
   type GraphQLScalarType,
 } from 'graphql';
-import { deprecationOf, readMayBeRefused, type Model, type ResourceType, type ScalarField, type ScalarName } from '../../schema/model.js';
+import { deprecationOf, readMayBeRefused, type Field, type Model, type ResourceType, type ScalarField, type ScalarName } from '../../schema/model.js';
+import { renamedReason, resolveField } from '../../schema/renamed.js';
 import type { FieldRole } from './roles.js';
 import { DateTimeScalar, JsonScalar } from './scalars.js';
 import { describe, resourceType, type SchemaContext } from './schema-context.js';
@@ -39,27 +40,32 @@ export const CURSOR_FIELD = '_cursor';
 export function fieldRolesOf(model: Model, type: ResourceType): ReadonlyMap<string, FieldRole> {
   const roles = new Map<string, FieldRole>();
   for (const field of type.fields) {
-    switch (field.kind) {
-      case 'scalar':
-        roles.set(field.name, { kind: 'value', field: field.name });
-        break;
-      case 'file':
-        roles.set(field.name, { kind: 'file', field: field.name });
-        break;
-      case 'toOne':
-        roles.set(field.name, { kind: 'toOne', field: field.name, target: resourceType(model, field.target) });
-        break;
-      case 'toMany':
-      case 'manyToMany': {
-        roles.set(field.name, { kind: 'list', field: field.name, target: resourceType(model, field.target) });
-        const count = `${field.name}Count`;
-        if (!type.fieldsByName.has(count)) roles.set(count, { kind: 'count', field: field.name });
-        break;
-      }
-    }
+    // The old name of a renamed field (`@renamed`) follows the new one; its role names the old name, which the planner resolves and reports.
+    for (const name of field.renamedFrom === undefined ? [field.name] : [field.name, field.renamedFrom]) addRole(roles, model, type, field, name);
   }
   if (!type.fieldsByName.has(CURSOR_FIELD)) roles.set(CURSOR_FIELD, { kind: 'cursor' });
   return roles;
+}
+
+function addRole(roles: Map<string, FieldRole>, model: Model, type: ResourceType, field: Field, name: string): void {
+  switch (field.kind) {
+    case 'scalar':
+      roles.set(name, { kind: 'value', field: name });
+      break;
+    case 'file':
+      roles.set(name, { kind: 'file', field: name });
+      break;
+    case 'toOne':
+      roles.set(name, { kind: 'toOne', field: name, target: resourceType(model, field.target) });
+      break;
+    case 'toMany':
+    case 'manyToMany': {
+      roles.set(name, { kind: 'list', field: name, target: resourceType(model, field.target) });
+      const count = `${name}Count`;
+      if (!type.fieldsByName.has(count) && !type.aliases.has(count)) roles.set(count, { kind: 'count', field: name });
+      break;
+    }
+  }
 }
 
 /** A scalar field's input type: `String`, `Role!`, `[String!]`… */
@@ -93,8 +99,10 @@ export function objectType(ctx: SchemaContext, typeName: string, roles: Readonly
     fields: () => {
       const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
       for (const [name, role] of roles) {
-        const field = role.kind === 'cursor' || role.kind === 'count' ? undefined : type.fieldsByName.get(role.field);
-        const common = { description: field?.description, deprecationReason: field?.deprecated };
+        const resolved = role.kind === 'cursor' ? undefined : resolveField(type, role.field);
+        const field = role.kind === 'count' ? undefined : resolved?.field;
+        const renamed = resolved?.alias === undefined ? undefined : renamedReason(resolved.field.name);
+        const common = { description: field?.description, deprecationReason: renamed ?? field?.deprecated };
         switch (role.kind) {
           case 'value': {
             if (field?.kind !== 'scalar') break;
@@ -133,10 +141,11 @@ export function objectType(ctx: SchemaContext, typeName: string, roles: Readonly
             break;
           }
           case 'count': {
-            const relation = type.fieldsByName.get(role.field);
+            const relation = resolved?.field;
             const target = relation !== undefined && 'target' in relation ? relation.target : type.name;
             fields[name] = {
               type: new GraphQLNonNull(GraphQLInt),
+              ...(renamed === undefined ? {} : { deprecationReason: renamed }),
               description: `The number of ${role.field} (matching the filter, when given).`,
               args: { filter: { type: ctx.filterType(target) } },
             };

@@ -21,7 +21,10 @@ export function filterSchema(type: ResourceType): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const field of type.fields) {
     const schema = fieldFilterSchema(field);
-    if (schema !== undefined) properties[field.name] = schema;
+    if (schema === undefined) continue;
+    properties[field.name] = schema;
+    // The old name of a renamed field (`@renamed`) filters the same.
+    if (field.renamedFrom !== undefined) properties[field.renamedFrom] = { ...schema, deprecated: true };
   }
   // Not closed: deeper `and`/`or`/`not` are allowed here, undescribed.
   const conditions: JsonSchema = { type: 'object', properties };

@@ -126,7 +126,7 @@ function fieldsParameter(name: string, type: ResourceType, suffix = ''): Paramet
       `A list relation named here is embedded with its defaults.${suffix}`,
     style: 'form',
     explode: false,
-    schema: { type: 'array', items: { type: 'string', enum: type.fields.map((field) => field.name) } },
+    schema: { type: 'array', items: { type: 'string', enum: type.fields.flatMap(namesOf) } },
   };
 }
 
@@ -157,7 +157,7 @@ function includeParameter(type: ResourceType): Parameter {
 }
 
 function sortParameter(name: string, type: ResourceType, suffix = ''): Parameter {
-  const sortable = type.fields.filter(isSortable).map((field) => field.name);
+  const sortable = type.fields.filter(isSortable).flatMap(namesOf);
   return {
     name,
     in: 'query',
@@ -202,4 +202,9 @@ function sizeParameter(path: string, sizes: readonly number[], suffix = ''): Par
     description: `Width of the image URL in \`${path}\`, rounded up to one of ${sizes.join(', ')}.${suffix}`,
     schema: { type: 'integer', minimum: 1, maximum: 999_999_999 },
   };
+}
+
+/** A field's name, and its old one while `@renamed(from:)` keeps it. */
+function namesOf(field: Field): string[] {
+  return field.renamedFrom === undefined ? [field.name] : [field.name, field.renamedFrom];
 }

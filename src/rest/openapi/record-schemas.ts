@@ -1,5 +1,6 @@
 import { FORMAT_INFO, IMAGE_FORMATS } from '../../files/image-format.js';
 import { readMayBeRefused, takesInput, type Field, type Model, type ResourceType, type ScalarField, type ToOneRelation } from '../../schema/model.js';
+import { renamedReason } from '../../schema/renamed.js';
 import type { ComponentNames } from './component-names.js';
 import { annotations, fileUrlSchema, orNull, scalarFieldSchema } from './field-schemas.js';
 import { ref, type JsonSchema, type MediaType } from './openapi-types.js';
@@ -17,6 +18,7 @@ export const IMAGE_TYPES = IMAGE_FORMATS.map((format) => FORMAT_INFO[format].med
 export function recordSchema(model: Model, type: ResourceType): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const field of type.fields) properties[field.name] = recordProperty(model, field);
+  withAliases(type, properties);
   return {
     type: 'object',
     ...annotations(
@@ -82,16 +84,44 @@ export function isRequiredOnCreate(field: Field): boolean {
  */
 export function createSchema(type: ResourceType): JsonSchema {
   const fields = writableFields(type);
-  const required = fields.filter(isRequiredOnCreate).map((field) => field.name);
+  const { required, either } = requiredOnCreate(fields);
   return {
     type: 'object',
     description:
       `A new ${type.name}, or (PUT) the whole new state of one. Server-managed fields (the id, timestamps, read-only fields) are refused; ` +
       `a field left out takes its default, or null.`,
-    properties: Object.fromEntries(fields.map((field) => [field.name, inputProperty(field, true)])),
+    properties: withAliases(type, Object.fromEntries(fields.map((field) => [field.name, inputProperty(field, true)]))),
     ...(required.length > 0 ? { required } : {}),
+    ...either,
     additionalProperties: false,
   };
+}
+
+/**
+ * The old name of each renamed field (`@renamed(from:)`) beside the new one:
+ * the same value, marked deprecated. Records carry it by default; input
+ * takes either name (docs/schema.md).
+ */
+function withAliases(type: ResourceType, properties: Record<string, JsonSchema>): Record<string, JsonSchema> {
+  for (const field of type.fields) {
+    const current = properties[field.name];
+    if (field.renamedFrom === undefined || current === undefined) continue;
+    const note = `${renamedReason(field.name)}: the same value under its old name, kept while the schema says @renamed(from: "${field.renamedFrom}").`;
+    properties[field.renamedFrom] = { ...current, description: [note, current.description].filter(Boolean).join('\n\n'), deprecated: true };
+  }
+  return properties;
+}
+
+/**
+ * The required fields of a create; a renamed one may come under either
+ * name, so it is required as one of the two (`anyOf`) instead.
+ */
+function requiredOnCreate(fields: readonly Field[]): { required: string[]; either: { anyOf?: JsonSchema[]; allOf?: JsonSchema[] } } {
+  const required = fields.filter(isRequiredOnCreate);
+  const pairs = required.flatMap((field) => (field.renamedFrom === undefined ? [] : [{ anyOf: [{ required: [field.name] }, { required: [field.renamedFrom] }] }]));
+  const plain = required.filter((field) => field.renamedFrom === undefined).map((field) => field.name);
+  if (pairs.length === 0) return { required: plain, either: {} };
+  return { required: plain, either: pairs.length === 1 ? (pairs[0] as { anyOf: JsonSchema[] }) : { allOf: pairs } };
 }
 
 /**
@@ -100,16 +130,18 @@ export function createSchema(type: ResourceType): JsonSchema {
  */
 export function formSchema(type: ResourceType): JsonSchema {
   const fields = writableFields(type).concat(type.fields.filter((field) => field.kind === 'file' && !field.nullable));
-  const required = fields.filter(isRequiredOnCreate).map((field) => field.name);
+  const { required, either } = requiredOnCreate(fields);
   return {
     type: 'object',
     description:
       `A new ${type.name} (or, with PUT, the whole new state of one) as a form: one part per field. Text parts are read as URL text is ` +
       '(`42`, `true`); send lists, JSON fields and null as parts of type application/json; a file field is a file part.',
-    properties: Object.fromEntries(
-      fields.map((field) => [field.name, field.kind === 'file' ? filePartSchema(field.description) : inputProperty(field, true)]),
+    properties: withAliases(
+      type,
+      Object.fromEntries(fields.map((field) => [field.name, field.kind === 'file' ? filePartSchema(field.description) : inputProperty(field, true)])),
     ),
     ...(required.length > 0 ? { required } : {}),
+    ...either,
     additionalProperties: false,
   };
 }
@@ -141,7 +173,7 @@ export function patchSchema(type: ResourceType): JsonSchema {
   return {
     type: 'object',
     description: `Changes to a ${type.name}: the fields given are set, the others keep their value. Server-managed fields are refused.`,
-    properties: Object.fromEntries(fields.map((field) => [field.name, inputProperty(field, false)])),
+    properties: withAliases(type, Object.fromEntries(fields.map((field) => [field.name, inputProperty(field, false)]))),
     additionalProperties: false,
   };
 }

@@ -1,4 +1,5 @@
 import type { Field, JoinTable, Model, OnDelete, ResourceType } from '../../schema/model.js';
+import { columnName, typeNames } from '../../schema/renamed.js';
 import { constraintName } from './schema-names.js';
 import type { ColumnSpec, IndexSpec, OnDelete as OnDeleteSql, SchemaSpec, TableSpec } from './schema-spec.js';
 
@@ -63,7 +64,7 @@ function resourceTable(model: Model, type: ResourceType): TableSpec {
     if (field === idField) continue;
     const spec = fieldColumn(model, type, field);
     if (spec === undefined) continue;
-    columns.push(spec);
+    columns.push(previousColumn(field) === undefined ? spec : Object.freeze({ ...spec, renamedFrom: previousColumn(field) }));
     const index = fieldIndex(type.table, field, spec, idColumn, model.account?.type === type.name && model.account.identifier === field.name);
     if (index !== undefined) indexes.push(index);
   }
@@ -72,7 +73,32 @@ function resourceTable(model: Model, type: ResourceType): TableSpec {
     const columns = names.map((name) => columnOfField(type.fieldsByName.get(name)));
     indexes.push(index(type.table, columns, false, idColumn));
   }
-  return freezeTable({ name: type.table, kind: 'resource', type: type.name, columns, primaryKey: [idColumn], indexes });
+  return freezeTable({ name: type.table, kind: 'resource', type: type.name, columns, primaryKey: [idColumn], indexes, renamedFrom: previousTable(type) });
+}
+
+/** The table a type renamed with `@renamed(from:)` had, when its name changes it. */
+function previousTable(type: ResourceType): string | undefined {
+  const table = type.renamedFrom === undefined ? undefined : typeNames(type.renamedFrom).table;
+  return table === type.table ? undefined : table;
+}
+
+/** The column a field renamed with `@renamed(from:)` had. */
+function previousColumn(field: Field): string | undefined {
+  if (field.renamedFrom === undefined || (field.kind !== 'scalar' && field.kind !== 'file' && field.kind !== 'toOne')) return undefined;
+  return columnName(field.renamedFrom, field.kind === 'toOne' ? 'toOne' : 'stored');
+}
+
+/**
+ * A join table is named after its owning type's table and field
+ * (pair-relations.ts): the name it had when either was called otherwise.
+ */
+function previousJoinTable(model: Model, join: JoinTable): string | undefined {
+  const owner = model.typesByName.get(join.sourceType);
+  const field = owner?.fields.find((candidate) => candidate.kind === 'manyToMany' && candidate.joinTable === join.name && candidate.ownColumn === join.sourceColumn);
+  if (owner === undefined || field === undefined) return undefined;
+  const table = previousTable(owner) ?? owner.table;
+  const name = `${table}_${columnName(field.renamedFrom ?? field.name, 'stored')}`;
+  return name === join.name ? undefined : name;
 }
 
 function fieldColumn(model: Model, type: ResourceType, field: Field): ColumnSpec | undefined {
@@ -154,6 +180,7 @@ function joinTable(model: Model, join: JoinTable): TableSpec {
     // The primary key serves lookups by source; this one serves the inverse
     // side, whose pages are ordered by the source column.
     indexes: [index(join.name, [join.targetColumn], false, join.sourceColumn)],
+    renamedFrom: previousJoinTable(model, join),
   });
 }
 

@@ -1,6 +1,8 @@
 import { randomInt } from 'node:crypto';
 import { CLOCK_SHARD_MARK, CLOCK_TABLE, SYSTEM_PREFIX } from './desired-schema.js';
-import { defaultKey, indexKeys } from './schema-names.js';
+import { quote, sqlText, step } from './migration-step.js';
+import { renameSteps } from './rename-steps.js';
+import { defaultKey, servesIndex } from './schema-names.js';
 import type {
   ActualColumn,
   ActualIndex,
@@ -22,8 +24,9 @@ import type {
  * rebuild) and its new indexes, then change clocks for new tables, then the
  * tables the model no longer has. Tables Diglot did not create are ignored.
  */
-export function diffSchema(desired: SchemaSpec, actual: ActualSchema, dialect: SchemaDialect): MigrationStep[] {
-  const steps: MigrationStep[] = [];
+export function diffSchema(desired: SchemaSpec, found: ActualSchema, dialect: SchemaDialect): MigrationStep[] {
+  // Renames first: everything after compares with the database as they leave it.
+  const { steps, actual } = renameSteps(desired, found, dialect);
   const desiredNames = new Set(desired.tables.map((table) => table.name));
 
   const fresh = desired.tables.filter((table) => !actual.tables.has(table.name));
@@ -44,12 +47,6 @@ export function diffSchema(desired: SchemaSpec, actual: ActualSchema, dialect: S
   return steps;
 }
 
-function step(description: string, sql: readonly string[], destructive = false, problem?: string): MigrationStep {
-  return Object.freeze({ sql: Object.freeze([...sql]), description, destructive, problem });
-}
-
-const quote = (name: string): string => `"${name.replaceAll('"', '""')}"`;
-const sqlText = (value: string): string => `'${value.replaceAll("'", "''")}'`;
 
 // ---------------------------------------------------------------------------
 // New tables
@@ -266,20 +263,15 @@ function foreignKeyChange(column: ColumnSpec, actual: ActualTable): { change: Co
 }
 
 function indexChanges(desired: readonly IndexSpec[], actual: readonly ActualIndex[]): { stale: ActualIndex[]; missing: IndexSpec[] } {
-  const sameColumns = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((column, i) => column === b[i]);
-  const same = (a: IndexSpec, b: ActualIndex): boolean => {
-    const keys = indexKeys(a);
-    return a.unique === b.unique && (sameColumns(keys, b.columns) || (a.tieBreak !== undefined && sameColumns(keys.slice(0, -1), b.columns)));
-  };
   const byName = new Map(actual.map((index) => [index.name, index]));
   const wanted = new Map(desired.map((index) => [index.name, index]));
   const stale = actual.filter((index) => {
     const want = wanted.get(index.name);
-    return want === undefined || !same(want, index);
+    return want === undefined || !servesIndex(want, index);
   });
   const missing = desired.filter((index) => {
     const have = byName.get(index.name);
-    return have === undefined || !same(index, have);
+    return have === undefined || !servesIndex(index, have);
   });
   return { stale, missing };
 }

@@ -1,17 +1,12 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDialect, describePostgres, type DialectContext } from '../../../test/support/databases.js';
 import { ApiError } from '../../errors/api-error.js';
-import { loadSchema } from '../../schema/load-schema.js';
+import { modelOf } from '../../../test/support/model-of.js';
 import type { Model } from '../../schema/model.js';
 import type { Database } from '../dialect.js';
 import { API_KEYS_TABLE, CLOCK_TABLE, DELIVERIES_TABLE, DELIVERY_LOG_TABLE, DEPRECATION_USES_TABLE, DEPRECATIONS_TABLE, EVENT_STATE_TABLE, EVENTS_TABLE, MIGRATIONS_TABLE, PERSISTED_QUERIES_TABLE, SCHEMAS_TABLE } from './desired-schema.js';
 import { formatPlan, migrate } from './migrate.js';
 
-function modelOf(sdl: string): Model {
-  const result = loadSchema([{ file: 'test.graphql', text: sdl }]);
-  if (!result.ok) throw new Error(JSON.stringify(result.problems));
-  return result.model;
-}
 
 const BASE = `
   type User {

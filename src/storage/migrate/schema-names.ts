@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ColumnType, DefaultSpec, IndexSpec } from './schema-spec.js';
+import type { ActualIndex, ColumnType, DefaultSpec, IndexSpec } from './schema-spec.js';
 
 /**
  * Names of the things Diglot creates besides tables and columns, and the
@@ -94,4 +94,15 @@ export function indexKeys(index: Pick<IndexSpec, 'columns' | 'caseInsensitive'>)
 export function expressionKey(text: string): string {
   const folded = /^\s*lower\s*\(\W*"?([A-Za-z_][\w$]*)"?/i.exec(text);
   return folded?.[1] === undefined ? text.trim() : `lower(${folded[1]})`;
+}
+
+/**
+ * Whether an index the database has serves as the one the model asks for:
+ * the same keys and uniqueness, or the keys without the id that ends the
+ * model's (an index made before the id was appended; see `IndexSpec.tieBreak`).
+ */
+export function servesIndex(wanted: IndexSpec, actual: ActualIndex): boolean {
+  const sameColumns = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((column, i) => column === b[i]);
+  const keys = indexKeys(wanted);
+  return wanted.unique === actual.unique && (sameColumns(keys, actual.columns) || (wanted.tieBreak !== undefined && sameColumns(keys.slice(0, -1), actual.columns)));
 }

@@ -37,6 +37,8 @@ export interface ColumnSpec {
   readonly references: ForeignKeySpec | undefined;
   /** The model field stored here, for messages; undefined for join and system columns. */
   readonly field: string | undefined;
+  /** The column's name before `@renamed(from:)`: a migration renames that column rather than adding this one. */
+  readonly renamedFrom?: string | undefined;
 }
 
 export interface IndexSpec {
@@ -64,6 +66,8 @@ export interface TableSpec {
   readonly columns: readonly ColumnSpec[];
   readonly primaryKey: readonly string[];
   readonly indexes: readonly IndexSpec[];
+  /** The table's name before `@renamed(from:)` (its type's, or a join table's owner's): a migration renames that table. */
+  readonly renamedFrom?: string | undefined;
 }
 
 export interface SchemaSpec {
@@ -112,6 +116,8 @@ export interface ActualTable {
   /** Indexes made with CREATE INDEX (not the ones behind a primary key). */
   readonly indexes: readonly ActualIndex[];
   readonly hasRows: boolean;
+  /** The primary key constraint's name, where the database keeps one apart (PostgreSQL). */
+  readonly primaryKeyName?: string | undefined;
 }
 
 export interface ActualSchema {
@@ -171,6 +177,16 @@ export interface SchemaDialect {
   createIndex(index: IndexSpec): string;
   dropIndex(index: IndexSpec | ActualIndex, table: string): string;
   dropTable(name: string): string;
+  /** Renames keep every row: ALTER TABLE … RENAME (references from other tables follow on both databases). */
+  renameTable(from: string, to: string): readonly string[];
+  renameColumn(table: string, from: string, to: string): readonly string[];
+  renameIndex(from: ActualIndex, to: IndexSpec): readonly string[];
+  /**
+   * Statements that give a constraint the name its renamed table or column
+   * derives; none where the name lives only in the table's text (SQLite),
+   * until the table is next rebuilt.
+   */
+  renameConstraint(table: string, from: string, to: string): readonly string[];
   /** Statements that make one change in place, or undefined when the table must be rebuilt instead. */
   alter(table: TableSpec, change: ColumnChange): readonly string[] | undefined;
   /** Statements that rebuild `table` to the desired shape, copying its rows (SQLite's 12-step procedure). */

@@ -94,8 +94,9 @@ export async function introspectPostgres(db: SqlRunner): Promise<ActualSchema> {
     const indexes: ActualIndex[] = indexRows
       .filter((row) => row.table_name === name)
       .map((row) => ({ name: row.name, unique: row.is_unique, columns: row.columns.map(expressionKey) }));
-    const primaryKey = constraints.find((row) => row.type === 'p')?.columns ?? [];
-    tables.set(name, { name, columns, primaryKey, foreignKeys, indexes, hasRows: hasRows.has(name) });
+    const primaryKeyRow = constraints.find((row) => row.type === 'p');
+    const primaryKey = primaryKeyRow?.columns ?? [];
+    tables.set(name, { name, columns, primaryKey, foreignKeys, indexes, hasRows: hasRows.has(name), primaryKeyName: primaryKeyRow?.name });
   }
 
   const clockTables = tables.has(CLOCK_TABLE)

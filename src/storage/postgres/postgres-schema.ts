@@ -26,6 +26,10 @@ export function createPostgresSchema(
     createIndex,
     dropIndex: (index: IndexSpec | ActualIndex): string => `DROP INDEX ${q(index.name)}`,
     dropTable: (name: string): string => `DROP TABLE ${q(name)}`,
+    renameTable: (from, to) => [`ALTER TABLE ${q(from)} RENAME TO ${q(to)}`],
+    renameColumn: (table, from, to) => [`ALTER TABLE ${q(table)} RENAME COLUMN ${q(from)} TO ${q(to)}`],
+    renameIndex: (from, to) => [`ALTER INDEX ${q(from.name)} RENAME TO ${q(to.name)}`],
+    renameConstraint: (table, from, to) => [`ALTER TABLE ${q(table)} RENAME CONSTRAINT ${q(from)} TO ${q(to)}`],
     alter,
     rebuild: () => {
       throw new Error('PostgreSQL changes tables in place; it never rebuilds them');

@@ -38,6 +38,13 @@ export function createSqliteSchema(runMigration: SchemaDialect['runMigration']):
     createIndex,
     dropIndex: (index: IndexSpec | ActualIndex): string => `DROP INDEX ${q(index.name)}`,
     dropTable: (name: string): string => `DROP TABLE ${q(name)}`,
+    // SQLite rewrites the references of other tables, indexes and checks to follow (legacy_alter_table is off).
+    renameTable: (from, to) => [`ALTER TABLE ${q(from)} RENAME TO ${q(to)}`],
+    renameColumn: (table, from, to) => [`ALTER TABLE ${q(table)} RENAME COLUMN ${q(from)} TO ${q(to)}`],
+    renameIndex: (from, to) => [`DROP INDEX ${q(from.name)}`, createIndex(to)],
+    // A constraint's name is only text inside CREATE TABLE here, and SQLite never reports a foreign key's or a check's name
+    // to a client (enum values are checked before SQL): it follows at the table's next rebuild.
+    renameConstraint: () => [],
     alter,
     rebuild,
     runMigration,

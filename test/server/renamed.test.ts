@@ -1,0 +1,167 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildOpenApiDocument } from '../../src/rest/openapi/build-openapi-document.js';
+import { migrate } from '../../src/storage/migrate/migrate.js';
+import { gql } from '../graphql/graphql-client.js';
+import { describeEachDialect } from '../support/databases.js';
+import { http } from '../support/http.js';
+import { modelOf } from '../support/model-of.js';
+import { EXAMPLE_SCHEMA, openExampleSdl, startServer, type TestServer } from '../support/start-server.js';
+
+/**
+ * The walk a user takes: rename a field (and a type, and a many-to-many
+ * relation) in the example schema with @renamed, restart, and find every
+ * row kept and old clients answered under the old names, in both styles.
+ */
+const BEFORE = openExampleSdl();
+
+function renamed(sdl: string): string {
+  const once = (text: string, from: string, to: string): string => {
+    expect(text.split(from)).toHaveLength(2);
+    return text.replace(from, to);
+  };
+  let text = once(sdl, '  title: String!\n', '  headline: String! @renamed(from: "title")\n');
+  text = once(text, '  followers: [User!]!', '  fans: [User!]! @renamed(from: "followers")');
+  text = text.replaceAll(/\bProduct\b/g, 'Item');
+  return once(text, 'type Item ', 'type Item @renamed(from: "Product") ');
+}
+const AFTER = renamed(BEFORE);
+
+describeEachDialect('@renamed in the example: restart, no data lost, old clients answered', (ctx) => {
+  let server: TestServer;
+  let post: { id: string; title: string };
+  let product: { id: string; name: string };
+  let follower: { user: string; followers: string[] };
+
+  beforeAll(async () => {
+    await ctx.reset();
+    const before = await startServer(() => ctx.open(), { model: modelOf(BEFORE, EXAMPLE_SCHEMA), files: false });
+    const posts = await http(before.url, 'GET', '/posts?fields=id,title&limit=1');
+    post = posts.json.data[0];
+    const products = await http(before.url, 'GET', '/products?fields=id,name&limit=1');
+    product = products.json.data[0];
+    const users = await http(before.url, 'GET', '/users?fields=id&include=followers&limit=20');
+    const withFollowers = users.json.data.find((user: { followers: unknown[] }) => user.followers.length > 0);
+    follower = { user: withFollowers.id, followers: withFollowers.followers.map((f: { id: string }) => f.id) };
+    await before.close();
+    // The restart: serve and start migrate without --allow-destructive, as this does.
+    server = await startServer(() => ctx.open(), { model: modelOf(AFTER, EXAMPLE_SCHEMA), files: false, seed: false });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('keeps every value under the new names', async () => {
+    const one = await http(server.url, 'GET', `/posts/${post.id}?fields=headline`);
+    expect(one.json).toEqual({ headline: post.title });
+    const item = await http(server.url, 'GET', `/items/${product.id}?fields=name`);
+    expect(item.json).toEqual({ name: product.name });
+    const fans = await http(server.url, 'GET', `/users/${follower.user}/fans?fields=id&limit=100`);
+    expect(fans.json.data.map((f: { id: string }) => f.id).sort()).toEqual([...follower.followers].sort());
+  });
+
+  it('finds nothing to migrate on the next start', async () => {
+    expect((await migrate(server.db, server.model)).steps).toEqual([]);
+  });
+
+  describe('REST', () => {
+    it('returns the old name beside the new by default, and alone when asked for', async () => {
+      const full = await http(server.url, 'GET', `/posts/${post.id}`);
+      expect(full.status).toBe(200);
+      expect(full.json.headline).toBe(post.title);
+      expect(full.json.title).toBe(post.title);
+      const old = await http(server.url, 'GET', `/posts/${post.id}?fields=title`);
+      expect(old.json).toEqual({ title: post.title });
+    });
+
+    it('tells an old client it used a deprecated name (Deprecation header), and one that names only new fields nothing', async () => {
+      const full = await http(server.url, 'GET', `/posts/${post.id}`);
+      expect(full.headers.get('deprecation')).toMatch(/^@\d+$/);
+      expect(full.headers.get('link')).toContain('Post.title');
+      const old = await http(server.url, 'GET', `/products/${product.id}?fields=id`);
+      expect(old.headers.get('deprecation')).toMatch(/^@\d+$/);
+      expect(old.headers.get('link')).toContain('#Product');
+      const current = await http(server.url, 'GET', `/posts/${post.id}?fields=id,headline`);
+      expect(current.status).toBe(200);
+      expect(current.headers.get('deprecation')).toBeNull();
+    });
+
+    it('filters and sorts by the old name', async () => {
+      const filtered = await http(server.url, 'GET', `/posts?fields=id&filter[title]=${encodeURIComponent(post.title)}&sort=title&limit=100`);
+      expect(filtered.status).toBe(200);
+      expect(filtered.json.data.map((p: { id: string }) => p.id)).toContain(post.id);
+      const byNew = await http(server.url, 'GET', `/posts?fields=id&filter[headline]=${encodeURIComponent(post.title)}&sort=headline&limit=100`);
+      expect(filtered.json.data).toEqual(byNew.json.data);
+    });
+
+    it('takes input under either name, and refuses both with different values, pointing at the old one', async () => {
+      const patched = await http(server.url, 'PATCH', `/posts/${post.id}`, { body: { title: 'Renamed and kept' } });
+      expect(patched.status).toBe(200);
+      expect(patched.json.headline).toBe('Renamed and kept');
+      const same = await http(server.url, 'PATCH', `/posts/${post.id}`, { body: { title: 'Same', headline: 'Same' } });
+      expect(same.status).toBe(200);
+      const both = await http(server.url, 'PATCH', `/posts/${post.id}`, { body: { title: 'One', headline: 'Other' } });
+      expect(both.status).toBe(400);
+      expect(both.json.code).toBe('INPUT_RENAMED_FIELD_CONFLICT');
+      expect(both.json.errors).toEqual([expect.objectContaining({ pointer: '/title', code: 'INPUT_RENAMED_FIELD_CONFLICT' })]);
+      const after = await http(server.url, 'GET', `/posts/${post.id}?fields=headline`);
+      expect(after.json.headline).toBe('Same');
+    });
+
+    it('answers at the old paths of a renamed type and relation', async () => {
+      const old = await http(server.url, 'GET', `/products/${product.id}?fields=id,name`);
+      expect(old.status).toBe(200);
+      expect(old.json).toEqual({ id: product.id, name: product.name });
+      const list = await http(server.url, 'GET', '/products?fields=id&limit=100');
+      expect(list.json.data).toContainEqual({ id: product.id });
+      const followers = await http(server.url, 'GET', `/users/${follower.user}/followers?fields=id&limit=100`);
+      expect(followers.status).toBe(200);
+      expect(followers.json.data.map((f: { id: string }) => f.id).sort()).toEqual([...follower.followers].sort());
+    });
+
+    it('marks the old name deprecated in the OpenAPI document', () => {
+      const post = buildOpenApiDocument(server.model).components.schemas['Post'] as { properties: Record<string, { deprecated?: boolean }> } | undefined;
+      expect(post?.properties['title']?.deprecated).toBe(true);
+      expect(post?.properties['headline']?.deprecated).toBeUndefined();
+    });
+  });
+
+  describe('GraphQL', () => {
+    it('keeps the old field, deprecated in introspection, with the same data', async () => {
+      const introspection = await gql(server.url, '{ __type(name: "Post") { fields(includeDeprecated: true) { name isDeprecated deprecationReason } } }');
+      const fields = introspection.json.data.__type.fields as { name: string; isDeprecated: boolean; deprecationReason: string | null }[];
+      expect(fields.find((f) => f.name === 'title')).toEqual({ name: 'title', isDeprecated: true, deprecationReason: 'Renamed to headline' });
+      expect(fields.find((f) => f.name === 'headline')?.isDeprecated).toBe(false);
+      const read = await gql(server.url, 'query($id: ID!) { post(id: $id) { title headline } }', { id: post.id });
+      expect(read.json.errors).toBeUndefined();
+      expect(read.json.data.post.title).toBe(read.json.data.post.headline);
+      expect(read.json.extensions.deprecations).toContainEqual(expect.objectContaining({ kind: 'field', coordinate: 'Post.title', reason: 'Renamed to headline' }));
+      const current = await gql(server.url, 'query($id: ID!) { post(id: $id) { headline } }', { id: post.id });
+      expect(current.json.extensions?.deprecations ?? []).toEqual([]);
+    });
+
+    it('filters, orders and writes by the old name', async () => {
+      const filtered = await gql(server.url, 'query($t: String!) { posts(filter: { title: { eq: $t } }, orderBy: [{ field: title }], first: 100) { id } }', { t: 'Same' });
+      expect(filtered.json.errors).toBeUndefined();
+      expect(filtered.json.data.posts).toContainEqual({ id: post.id });
+      const written = await gql(server.url, 'mutation($id: ID!) { updatePost(id: $id, input: { title: "Through GraphQL" }) { headline title } }', { id: post.id });
+      expect(written.json.errors).toBeUndefined();
+      expect(written.json.data.updatePost).toEqual({ headline: 'Through GraphQL', title: 'Through GraphQL' });
+      const conflict = await gql(server.url, 'mutation($id: ID!) { updatePost(id: $id, input: { title: "A", headline: "B" }) { id } }', { id: post.id });
+      expect(conflict.json.errors[0].extensions.code).toBe('INPUT_RENAMED_FIELD_CONFLICT');
+    });
+
+    it('keeps the old root fields of a renamed type, deprecated', async () => {
+      const read = await gql(server.url, 'query($id: ID!) { product(id: $id) { id name } products(first: 100) { id } productsCount }', { id: product.id });
+      expect(read.json.errors).toBeUndefined();
+      expect(read.json.data.product).toEqual({ id: product.id, name: product.name });
+      expect(read.json.extensions.deprecations).toContainEqual(expect.objectContaining({ kind: 'type', coordinate: 'Product', reason: 'Renamed to Item' }));
+      expect(read.json.data.products).toContainEqual({ id: product.id });
+      const fields = await gql(server.url, '{ __type(name: "Query") { fields(includeDeprecated: true) { name isDeprecated deprecationReason } } }');
+      const roots = fields.json.data.__type.fields as { name: string; isDeprecated: boolean; deprecationReason: string | null }[];
+      for (const name of ['product', 'products', 'productsCount']) {
+        expect(roots.find((f) => f.name === name)).toEqual({ name, isDeprecated: true, deprecationReason: 'Renamed to Item' });
+      }
+      expect(roots.find((f) => f.name === 'item')?.isDeprecated).toBe(false);
+    });
+  });
+});
