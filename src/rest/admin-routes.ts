@@ -29,11 +29,18 @@ export function registerAdminRoutes(app: FastifyInstance, admin: AdminService): 
     app.route({
       method,
       url,
+      // Before the body is read or parsed: whatever a stranger sends (a bad media type, malformed JSON), the answer is the same refusal.
+      onRequest: (request, _reply, done) => {
+        try {
+          assertAdmin(contextOf(request));
+        } catch (error) {
+          done(error as Error);
+          return;
+        }
+        done();
+      },
       handler: async (request, reply) => {
-        const context = contextOf(request);
-        // Before the body is looked at: whatever a stranger sends, the answer is the same refusal.
-        assertAdmin(context);
-        const answer = await handler(context, request, reply);
+        const answer = await handler(contextOf(request), request, reply);
         reply.header('cache-control', 'no-store');
         if (answer === undefined) return reply.code(204).send();
         return reply.type('application/json').send(JSON.stringify(answer));
