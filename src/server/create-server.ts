@@ -13,6 +13,8 @@ import { createAdminService } from '../admin/admin-service.js';
 import { createKeyRevocations } from '../auth/key-revocations.js';
 import { WebhookRegistry } from '../events/webhook-registry.js';
 import { registerAdminRoutes } from '../rest/admin-routes.js';
+import { changeStreamPath, registerChangeStream } from '../rest/change-stream.js';
+import { registerStartPage } from './start-page.js';
 import { registerOpenApi } from '../rest/openapi/register-openapi.js';
 import { multipartLimits } from '../files/multipart-parts.js';
 import { adminRoleOf } from '../auth/admin-role.js';
@@ -267,6 +269,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     graphqlSdl: () => printGraphqlSchema(engine.model),
   });
   registerAdminRoutes(app, admin);
+  registerChangeStream(app, { engine, limits, events: () => hubs.get(app), heartbeatMs: options.eventStream?.heartbeatMs ?? 15_000 });
+  registerStartPage(app, { model: engine.model, assets, eventsPath: changeStreamPath(engine.model) });
   registerRestApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true, eventStream: options.eventStream, accounts, fileAccess: options.fileAccess });
   registerGraphqlApi(app, {
     engine,
