@@ -29,6 +29,8 @@ export function registerAdminRoutes(app: FastifyInstance, admin: AdminService): 
     app.route({
       method,
       url,
+      // HEAD is no admin action (and would only ever be refused).
+      exposeHeadRoute: false,
       // Before the body is read or parsed: whatever a stranger sends (a bad media type, malformed JSON), the answer is the same refusal.
       onRequest: (request, _reply, done) => {
         try {
@@ -92,7 +94,7 @@ export function registerAdminRoutes(app: FastifyInstance, admin: AdminService): 
   });
   on('GET', '/schema', (context) => admin.schema(context));
 
-  for (const [url, methods] of routes) methodNotAllowed(app, url, [...methods.keys(), ...(methods.has('GET') ? ['HEAD'] : [])]);
+  for (const [url, methods] of routes) methodNotAllowed(app, url, [...methods.keys()]);
 }
 
 /** `?status=&limit=&endpoint=` as the service reads them (a limit in digits as a number); any other parameter is reported. */

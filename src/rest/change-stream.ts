@@ -59,7 +59,7 @@ export function registerChangeStream(app: FastifyInstance, options: ChangeStream
     streams.endAll();
     done();
   });
-  app.get(path, async (request, reply) => {
+  app.get(path, { exposeHeadRoute: false }, async (request, reply) => {
     if (header(request, 'accept')?.includes(EVENT_STREAM) !== true) {
       throw new ApiError('NOT_ACCEPTABLE', { detail: `${path} is a stream: send Accept: ${EVENT_STREAM}`, extensions: { accept: [EVENT_STREAM] } });
     }
@@ -95,7 +95,7 @@ export function registerChangeStream(app: FastifyInstance, options: ChangeStream
     }
     stream(request, reply, opened, streams, close, context);
   });
-  methodNotAllowed(app, path, ['GET', 'HEAD']);
+  methodNotAllowed(app, path, ['GET']);
 }
 
 /** The event types asked for (`?types=`, patterns as webhooks take them; every created, updated and deleted by default) and the cursor. */

@@ -4,6 +4,7 @@ import type { Model, ResourceType } from '../schema/model.js';
 import type { AssetStore } from '../util/asset-store.js';
 import { toCamelCase } from '../util/naming.js';
 import { addVary } from '../util/vary.js';
+import { methodNotAllowed } from '../rest/route-helpers.js';
 
 export interface StartPageOptions {
   readonly model: Model;
@@ -50,6 +51,7 @@ export function registerStartPage(app: FastifyInstance, options: StartPageOption
     if (ifNoneMatchMatches(request.headers['if-none-match'], etag)) return reply.code(304).send();
     return reply.type(browser ? 'text/html; charset=utf-8' : 'application/json').send(body);
   });
+  methodNotAllowed(app, '/', ['GET', 'HEAD']);
 }
 
 /** A browser asks for HTML before JSON; `*\/*` alone (curl) and JSON clients get JSON. */
