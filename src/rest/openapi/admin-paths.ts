@@ -2,7 +2,7 @@ import type { Model } from '../../schema/model.js';
 import { PROBLEM_CONTENT_TYPE } from '../problem.js';
 import type { ComponentNames } from './component-names.js';
 import { ref, type JsonSchema, type Operation, type Parameter, type PathItem, type Response } from './openapi-types.js';
-import { anyCaller, credentialRequired } from './security-schemes.js';
+import { credentialRequired } from './security-schemes.js';
 
 export const ADMIN_TAG = 'Admin';
 
@@ -141,7 +141,6 @@ export function adminPaths(model: Model, names: ComponentNames, eventsPath: stri
           'Each committed change as `event: <type>` with `id: <cursor>` and `data: { id, type, timestamp, data: { id, record | previous } }`, the record as the caller may read it (the read rules apply to every event). ' +
           '`types` picks event types (patterns such as post.*); `Last-Event-ID` or `after` resumes after a cursor while the events are kept. Send `Accept: text/event-stream`.',
         tags: [ADMIN_TAG],
-        security: anyCaller(),
         parameters: [query('types', 'Event types or patterns, comma-separated (default: all).', text), query('after', 'Resume after this cursor.', text)],
         responses: {
           '200': { description: 'The stream.', content: { 'text/event-stream': { schema: text } } },
