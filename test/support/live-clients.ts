@@ -49,7 +49,7 @@ export interface LiveSse {
 }
 
 /** An EventSource on `url`, sending `headers` (EventSource itself cannot: the package takes a fetch for that). */
-export function openEventSource(url: string, headers: Record<string, string> = {}): LiveSse {
+export function openEventSource(url: string, headers: Record<string, string> = {}, names: readonly string[] = []): LiveSse {
   const events = new Queue<SseEvent>();
   const source = new EventSource(url, {
     fetch: (input, init) => fetch(input, { ...init, headers: { ...(init.headers as Record<string, string>), ...headers } }),
@@ -57,6 +57,8 @@ export function openEventSource(url: string, headers: Record<string, string> = {
   const take = (type: string) => (event: MessageEvent) => events.push({ type, id: event.lastEventId, data: JSON.parse(String(event.data)) });
   source.addEventListener('update', take('update'));
   source.addEventListener('problem', take('problem'));
+  // The change stream names each message by its event type (`post.created`).
+  for (const name of names) source.addEventListener(name, take(name));
   const opened = new Promise<void>((resolve, reject) => {
     source.addEventListener('open', () => resolve());
     source.addEventListener('error', (error) => reject(new Error(`EventSource failed: ${String((error as { message?: string }).message)}`)));
