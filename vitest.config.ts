@@ -9,5 +9,8 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 60_000,
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // Node loads GraphQL Inspector's ESM build with graphql's CommonJS entry, while Vite gives src graphql's ESM one:
+    // two graphql realms, whose type objects fail each other's instanceof. Inlined, it shares src's graphql (as in dist, where both are CommonJS).
+    server: { deps: { inline: ['@graphql-inspector/core'] } },
   },
 });

@@ -1,6 +1,8 @@
 import { isIP } from 'node:net';
 import { hostnameOf } from '../server/host-guard.js';
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import { API_KEY_NAME, generateApiKey, ROLE_NAME } from '../auth/api-key.js';
 import type { AuthOptions } from '../auth/authenticator.js';
@@ -10,10 +12,13 @@ import { ApiKeyStore } from '../storage/api-keys.js';
 import { createEngine, EXAMPLE_COUNTS, type Engine } from '../engine/engine.js';
 import { createFileService } from '../files/file-service.js';
 import { isApiError } from '../errors/api-error.js';
-import { formatProblems, loadSchemaFiles } from '../schema/load-schema.js';
+import { formatProblems, loadSchema, loadSchemaFiles, type SchemaSource } from '../schema/load-schema.js';
 import type { Model } from '../schema/model.js';
 import type { Database } from '../storage/dialect.js';
-import { formatPlan, migrate } from '../storage/migrate/migrate.js';
+import { formatPlan, migrate, type MigrateOptions, type MigrateResult } from '../storage/migrate/migrate.js';
+import { readAppliedSchema, type AppliedSchema } from '../storage/migrate/applied-schema.js';
+import { contractGuard } from '../server/contract/contract-guard.js';
+import { contractChangesJson, diffContract, formatContractChanges, type ContractSchema } from '../server/contract/diff-contract.js';
 import type { MigrationStep } from '../storage/migrate/schema-spec.js';
 import { openDatabase } from '../storage/open-database.js';
 import { createServer } from '../server/create-server.js';
@@ -32,6 +37,7 @@ import { AccountStore } from '../storage/accounts.js';
 import { rotateSigningKey } from '../auth/accounts/signing-keys.js';
 import { eventsConfigOf } from './load-config.js';
 import { registerWebhookCommands } from './webhooks-command.js';
+import { registerDeprecationsCommand } from './deprecations-command.js';
 
 /** Errors the CLI reports as one line and a non-zero exit, never a stack trace. */
 class CliError extends Error {}
@@ -70,30 +76,53 @@ export async function runCli(argv: readonly string[]): Promise<void> {
       process.stdout.write(`${schema.join(', ')}: ${model.types.length} types, ${model.joinTables.length} join tables, no problems\n`);
     });
 
-  addOptions(program.command('migrate'), ['schema', 'db'])
-    .description('bring the database to the schema')
+  addOptions(program.command('migrate'), ['schema', 'db', 'allowBreaking'])
+    .description('bring the database to the schema; refuses changes that break clients of the schema last applied (see --allow-breaking)')
     .option('--dry-run', 'print the plan without applying it', false)
-    .option('--allow-destructive', 'allow dropping columns and tables, and narrowing types', false)
+    .option('--allow-destructive', 'allow dropping columns and tables, and narrowing types (data loss; separate from --allow-breaking)', false)
     .action(async (flags: { dryRun: boolean; allowDestructive: boolean }, command: Command) => {
-      const options = { ...optionsOf(command, ['schema', 'db'], env), ...flags };
-      const model = await loadModel(schemaFilesOf(options.schema));
+      const options = { ...optionsOf(command, ['schema', 'db', 'allowBreaking'], env), ...flags };
+      const schema = await loadContractSchema(schemaFilesOf(options.schema));
+      const model = schema.model;
       await withDatabase(options.db, async (db) => {
-        const result = await migrate(db, model, { allowDestructive: options.allowDestructive, dryRun: options.dryRun });
+        const result = await migrateWithProgress(db, model, {
+          allowDestructive: options.allowDestructive,
+          dryRun: options.dryRun,
+          ...guarded(schema, options.allowBreaking),
+        });
         process.stdout.write(`${formatPlan(result.steps, result.applied)}\n`);
         if (options.dryRun) process.stdout.write('dry run: nothing applied\n');
       });
     });
 
-  addOptions(program.command('seed'), ['schema', 'db', 'files'])
+  addOptions(program.command('seed'), ['schema', 'db', 'files', 'allowBreaking'])
     .description('load deterministic demo data (1,000 users, 10,000 posts, 20,000 follows, 200 products, 2,000 orders for the example)')
     .option('--scale <factor>', 'multiply every count', parseScale, 1)
     .action(async (flags: { scale: number }, command: Command) => {
-      const options = { ...optionsOf(command, ['schema', 'db', 'files'], env), ...flags };
-      const model = await loadModel(schemaFilesOf(options.schema));
+      const options = { ...optionsOf(command, ['schema', 'db', 'files', 'allowBreaking'], env), ...flags };
+      const schema = await loadContractSchema(schemaFilesOf(options.schema));
+      const model = schema.model;
       await withDatabase(options.db, async (db) => {
-        await migrate(db, model, { allowDestructive: false, dryRun: false });
+        await migrate(db, model, { allowDestructive: false, dryRun: false, ...guarded(schema, options.allowBreaking) });
         await seed(createEngine(model, db, { files: createFileService({ directory: options.files }) }), options.scale);
       });
+    });
+
+  program
+    .command('diff')
+    .description(
+      'classify every change between two schemas as breaking, dangerous or safe, for GraphQL and REST clients, each at file:line:column; ' +
+        'exits 1 when any change is breaking (for CI), 0 otherwise',
+    )
+    .requiredOption('--from <schema file | database>', 'the old schema: an SDL file, or a database (SQLite file or postgres:// URL) to read the schema last applied to it')
+    .requiredOption('--to <files...>', 'the new schema: its SDL files')
+    .option('--json', 'print a JSON object ({ breaking, dangerous, safe, changes: [{ class, styles, message, file, line, column }] }) instead of text', false)
+    .action(async (flags: { from: string; to: string[]; json: boolean }) => {
+      const to = await loadContractSchema(flags.to);
+      const from = await loadDiffSource(flags.from);
+      const changes = await diffContract(from, to);
+      process.stdout.write(flags.json ? `${JSON.stringify(contractChangesJson(changes), null, 2)}\n` : formatContractChanges(changes));
+      if (changes.some((change) => change.class === 'breaking')) process.exitCode = 1;
     });
 
   for (const [name, description, seedIfEmpty] of [
@@ -114,6 +143,18 @@ export async function runCli(argv: readonly string[]): Promise<void> {
     resolve: (command) => {
       const options = optionsOf(command, ['schema', 'db'], env);
       return { schema: schemaFilesOf(options.schema), db: options.db, config: eventsConfigOf(configFileOf(command, env), env) };
+    },
+    loadModel,
+    withDatabase,
+    formatTable,
+    fail: (message) => new CliError(message),
+  });
+
+  registerDeprecationsCommand(program, {
+    withCommon: (command) => addOptions(command, ['schema', 'db']),
+    resolve: (command) => {
+      const options = optionsOf(command, ['schema', 'db'], env);
+      return { schema: schemaFilesOf(options.schema), db: options.db };
     },
     loadModel,
     withDatabase,
@@ -196,6 +237,70 @@ async function loadModel(files: readonly string[]): Promise<Model> {
     throw new CliError(`${result.problems.length} problem${result.problems.length === 1 ? '' : 's'} in the schema`);
   }
   return result.model;
+}
+
+/** The schema files' text and their model: what is recorded in the database and compared with what it recorded. */
+async function loadContractSchema(files: readonly string[]): Promise<ContractSchema> {
+  const sources: SchemaSource[] = [];
+  for (const file of files) {
+    try {
+      sources.push({ file, text: await readFile(file, 'utf8') });
+    } catch (error) {
+      throw new CliError(`cannot read the schema file ${file}: ${(error as Error).message}`);
+    }
+  }
+  const result = loadSchema(sources);
+  if (!result.ok) {
+    process.stderr.write(`${formatProblems(result.problems)}\n`);
+    throw new CliError(`${result.problems.length} problem${result.problems.length === 1 ? '' : 's'} in the schema`);
+  }
+  return { model: result.model, sources };
+}
+
+/** `diff --from`: an SDL file, or a database (a SQLite file or a PostgreSQL URL) whose last applied schema is read. */
+async function loadDiffSource(from: string): Promise<ContractSchema> {
+  if (!/^postgres(?:ql)?:\/\//.test(from)) {
+    let head: Buffer;
+    try {
+      head = (await readFile(from)).subarray(0, 16);
+    } catch (error) {
+      // Never open (and so create) a database that is not there.
+      throw new CliError(`--from ${from}: ${(error as Error).message}`);
+    }
+    if (head.toString('latin1') !== 'SQLite format 3\u0000') return loadContractSchema([from]);
+  }
+  let applied: AppliedSchema | undefined;
+  await withDatabase(from, async (db) => {
+    applied = await readAppliedSchema(db);
+  });
+  if (applied === undefined) throw new CliError(`--from ${redactTarget(from)}: the database has no schema recorded yet (it is recorded by migrate, serve and start)`);
+  const result = loadSchema(applied.sources);
+  if (!result.ok) throw new CliError(`--from ${redactTarget(from)}: the schema applied on ${applied.appliedAt} no longer loads: ${formatProblems(result.problems)}`);
+  return { model: result.model, sources: applied.sources };
+}
+
+/** A database URL as it may be printed (no password). */
+function redactTarget(target: string): string {
+  return target.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+}
+
+/** migrate's options that check the schema against the one last applied to the database and record it once applied. */
+function guarded(schema: ContractSchema, allowBreaking: boolean): Pick<MigrateOptions, 'guard' | 'record'> {
+  return {
+    guard: contractGuard(schema, { allowBreaking, warn: (line) => process.stderr.write(`diglot: ${line}\n`) }),
+    record: { sources: schema.sources, appliedBy: `diglot ${packageVersion()} on ${hostname()} (pid ${process.pid})` },
+  };
+}
+
+/** migrate, showing each step on stderr as it starts (loaded only when there is something to migrate). */
+async function migrateWithProgress(db: Database, model: Model, options: MigrateOptions): Promise<MigrateResult> {
+  const { createMigrateProgress } = await import('./progress.js');
+  const progress = createMigrateProgress();
+  try {
+    return await migrate(db, model, { ...options, onProgress: progress.update });
+  } finally {
+    progress.stop();
+  }
 }
 
 async function withDatabase(target: string, work: (db: Database) => Promise<void>): Promise<void> {
@@ -283,7 +388,8 @@ const DEMO_USER = '42';
 const DEMO_TOKEN_SECONDS = 7 * 24 * 3600;
 
 async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: boolean): Promise<void> {
-  const model = await loadModel(options.schema);
+  const contract = await loadContractSchema(options.schema);
+  const model = contract.model;
   // Secure by default: a schema without rules lets anyone change anything, which is for a developer's own machine.
   if (!model.hasRules && !isLoopback(options.host) && !options.allowOpenWrites) {
     throw new CliError(
@@ -296,13 +402,16 @@ async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: b
   // Nothing is created or migrated until the port is known to be ours.
   await checkPort(options.host, options.port);
   const db = await openDatabase(options.db, { statementTimeoutMs: options.queryTimeout });
-  const result = await migrate(db, model, { allowDestructive: false, dryRun: false }).catch(async (error: unknown) => {
+  const result = await migrateWithProgress(db, model, { allowDestructive: false, dryRun: false, ...guarded(contract, options.allowBreaking) }).catch(async (error: unknown) => {
     await db.close();
     throw error;
   });
   if (result.steps.length > 0) process.stderr.write(describeMigration(result.steps));
   const files = createFileService({ directory: options.files });
-  const engine = createEngine(model, db, { files });
+  const engine = createEngine(model, db, {
+    files,
+    deprecations: { onError: (error) => process.stderr.write(`diglot: counts of deprecated use not saved yet (kept for the next try): ${describe(error)}\n`) },
+  });
   const justSeeded = seedIfEmpty && (await engine.isEmpty());
   if (justSeeded) await seed(engine, 1);
   // Accounts sign with the private key of --signing-key-file (and serve its JWKS), else the JWT secret, else keys kept in the database.

@@ -10,6 +10,7 @@ import { cachePolicyOf, personalPolicy, type CachePolicy } from './cache-policy.
 import { askerKey } from '../plan/principal.js';
 import type { RequestContext } from '../plan/request-context.js';
 import { ChangeClock } from './change-clock.js';
+import { DeprecationUsage, type DeprecationUsageOptions } from './deprecation-usage.js';
 import { rulesHideChanges } from './hidden-changes.js';
 import { mayReadFile } from './file-readers.js';
 import { ReadExecutor, type ReadResult } from './read-executor.js';
@@ -39,6 +40,8 @@ export interface EngineOptions {
   readonly live?: LiveReadOptions;
   /** How often, at most, the tables' estimated sizes are asked for again after writes (ms; default 60,000). */
   readonly tableSizesRefreshMs?: number;
+  /** How uses of deprecated things are counted and flushed to the database. */
+  readonly deprecations?: DeprecationUsageOptions;
 }
 
 /** A cacheable read as the front-ends ask for it. */
@@ -183,6 +186,14 @@ export interface Engine {
    * (`imageCost`) after its header is read and before it is decoded.
    */
   withUploads<T>(context: RequestContext, work: (receive: ReceiveUpload) => Promise<T>): Promise<T>;
+  /**
+   * Uses of deprecated things, counted by every read, write and live read
+   * from their plans' `deprecations`: `flush()` adds the counts so far to
+   * the database now (they are otherwise added every few seconds), `close()`
+   * flushes and stops; `deprecatedAt` is the date a `Deprecation` header
+   * gives, once the server has called `prepare(model)`.
+   */
+  readonly deprecationUsage: Pick<DeprecationUsage, 'flush' | 'close' | 'prepare' | 'deprecatedAt'>;
 }
 
 /**
@@ -212,8 +223,14 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     announce?.(tables);
   });
 
+  const usage = new DeprecationUsage(db, options.deprecations);
+  const countUses = (plans: readonly ReadPlan[], context: RequestContext): void => {
+    for (const plan of plans) if (plan.deprecations.length > 0) usage.record(plan.deprecations, context);
+  };
+
   const readCached = async (request: CachedReadRequest): Promise<CachedReadResponse> => {
     const { meter, principal } = request.context;
+    countUses(request.plans, request.context);
     // Charged before anything runs, revalidations included: the asker's budget decides, not the cache.
     const charged = chargeReads(meter, () => costOf(request.plans));
     if (charged !== undefined) await charged;
@@ -255,6 +272,7 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
     }
     const charged = context.meter.spend(WRITE_COST);
     if (charged !== undefined) await charged;
+    if (plan.deprecations !== undefined) usage.record(plan.deprecations, context);
     if (guards.size === 0) return timed(context.meter, () => writeNow(plan, precondition, readBack));
     let result: WriteResult;
     try {
@@ -299,17 +317,25 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
   return {
     model,
     db,
-    read: (plan, context) => timed(context.meter, () => reader.read(plan)),
+    read: (plan, context) => {
+      usage.record(plan.deprecations, context);
+      return timed(context.meter, () => reader.read(plan));
+    },
     readEach: async (plans, context) => {
       const charged = chargeReads(context.meter, () => costOf(plans));
       if (charged !== undefined) await charged;
+      countUses(plans, context);
       return Promise.allSettled(plans.map((plan) => timed(context.meter, () => reader.read(plan))));
     },
     readCached,
     write,
     precheckWrite: (context, plan) => timed(context.meter, () => writer.precheck(plan)),
     mayReadFile: (key, context) => timed(context.meter, () => mayReadFile(model, db, key, context.principal)),
-    watch: (request, send) => live.watch(request, send),
+    watch: (request, send) => {
+      // Counted when it starts: its re-runs are the same use.
+      countUses(request.plans, request.context);
+      return live.watch(request, send);
+    },
     holdLive: (context) => live.hold(context),
     seed: async (seedOptions) => {
       const written = await seedDatabase(model, db, clock, seedOptions, files);
@@ -341,6 +367,7 @@ export function createEngine(model: Model, db: Database, options: EngineOptions 
       changes.committed([]);
     },
     changes,
+    deprecationUsage: usage,
     withUploads: (context, work) => {
       // The front-ends register upload routes only when there is a file store.
       if (files === undefined) throw new Error('this engine has no file store');

@@ -2,6 +2,7 @@ import { ApiError } from '../errors/api-error.js';
 import type { Field, Model, ResourceType } from '../schema/model.js';
 import { suggest } from '../util/suggest.js';
 import { coerceScalar } from './coerce.js';
+import type { DeprecationCollector } from './deprecated-use.js';
 import type { CompareOp, Filter, Param } from './read-plan.js';
 
 /**
@@ -29,6 +30,8 @@ export interface FilterContext {
   readonly path: string;
   /** Throws when the asker may not filter on the field (see plan/read-rules.ts). */
   readonly readable?: (type: ResourceType, field: Field) => void;
+  /** Where the deprecated fields and enum values the filter uses are noted. */
+  readonly deprecations?: DeprecationCollector | undefined;
 }
 
 /**
@@ -91,6 +94,7 @@ function buildFieldConditions(ctx: FilterContext, type: ResourceType, name: stri
     });
   }
   ctx.readable?.(type, field);
+  ctx.deprecations?.field(type, field);
   if (typeof conditions !== 'object' || conditions === null || Array.isArray(conditions)) {
     throw invalid(path, `must be an object of operators (${FILTER_OPERATORS.join(', ')})`);
   }
@@ -121,6 +125,7 @@ function buildFieldConditions(ctx: FilterContext, type: ResourceType, name: stri
       }
       const coerced = coerceScalar(ctx.model, { ...field, nullable: false }, value, ctx.fromText);
       if (!coerced.ok) throw invalid(at, `${name} ${coerced.reason}`);
+      ctx.deprecations?.enumValues(ctx.model, field.enum, coerced.value);
       return ctx.param(coerced.value);
     };
     if (op === 'in') {

@@ -3,6 +3,7 @@ import type { Field, Model, ResourceType } from '../schema/model.js';
 import { suggest } from '../util/suggest.js';
 import { buildFilter, type FilterInput } from './build-filter.js';
 import { cursorSignature, decodeCursor, orderSignature } from './cursor.js';
+import { DeprecationCollector } from './deprecated-use.js';
 import { checkCost, checkNesting, planCost, type PlanLimits } from './limits.js';
 import type { Principal } from './principal.js';
 import type { Cursor, Filter, ListNode, OrderKey, Page, Param, ReadNode, ReadPlan, Selection } from './read-plan.js';
@@ -69,6 +70,7 @@ class Params {
   scope: RuleScope | undefined;
   /** Embedded relations so far, counted as they are built (see `enter`). */
   relations = 0;
+  readonly deprecations = new DeprecationCollector();
   add = (value: unknown): Param => {
     if (this.values.length >= MAX_PLAN_PARAMS) {
       throw new ApiError('QUERY_TOO_COMPLEX', {
@@ -85,7 +87,7 @@ export function planReadOne(model: Model, typeName: string, id: string, select: 
   const params = new Params();
   const type = resourceType(model, typeName);
   const node = withRule(buildNode(model, params, type, select, options, typeName, 1), rowRule(scopeOf(model, params, options), type));
-  return checked(freeze({ kind: 'read', root: { kind: 'one', node, id: params.add(id) }, params: params.values }), options.limits);
+  return checked(freeze({ kind: 'read', root: { kind: 'one', node, id: params.add(id) }, params: params.values, deprecations: params.deprecations.list() }), options.limits);
 }
 
 export interface ListPlanOptions extends PlanOptions {
@@ -112,13 +114,16 @@ export function planReadList(
     }
     type = resourceType(model, field.target);
     parent = { type: parentType.name, field: field.name, id: params.add(options.parent.id) };
+    params.deprecations.type(parentType);
+    params.deprecations.field(parentType, field);
     // A relation the asker may not read on every row cannot be listed on its own (`/users/42/<field>`).
     assertReadable(scopeOf(model, params, options), parentType, field, 'list');
     const rule = rowRule(scopeOf(model, params, options), parentType);
     if (rule !== undefined) parent = { ...parent, rule };
   }
   const node = buildListNode(model, params, type, select, args, options, type.plural, 1);
-  return checked(freeze({ kind: 'read', root: { kind: 'list', node, parent, totalCount: options.totalCount === true }, params: params.values }), options.limits);
+  const root = { kind: 'list', node, parent, totalCount: options.totalCount === true } as const;
+  return checked(freeze({ kind: 'read', root, params: params.values, deprecations: params.deprecations.list() }), options.limits);
 }
 
 function checked(plan: ReadPlan, limits: PlanLimits): ReadPlan {
@@ -127,6 +132,7 @@ function checked(plan: ReadPlan, limits: PlanLimits): ReadPlan {
 }
 
 function buildNode(model: Model, params: Params, type: ResourceType, select: readonly FieldRequest[], options: PlanOptions, path: string, depth: number): ReadNode {
+  params.deprecations.type(type);
   const selections = select.flatMap((request) => buildSelection(model, params, type, request, options, path, depth) ?? []);
   return { type: type.name, select: selections };
 }
@@ -162,11 +168,12 @@ function buildListNode(
   const asked =
     args.filter === undefined
       ? undefined
-      : buildFilter({ model, param: params.add, fromText: options.fromText, path: `${path}.filter`, readable: readableIn(scope) }, type, args.filter);
+      : buildFilter({ model, param: params.add, fromText: options.fromText, path: `${path}.filter`, readable: readableIn(scope), deprecations: params.deprecations }, type, args.filter);
   // The rows the asker may see, whatever else the list is filtered on: in every count and cursor too.
   const filter = both(asked, rowRule(scope, type));
   const order = buildOrder(type, args.orderBy ?? [], args.after ?? args.before, path);
   for (const key of order) assertReadable(scope, type, fieldOf(type, key.field, path), 'sort on');
+  for (const key of args.orderBy ?? []) params.deprecations.field(type, fieldOf(type, key.field, path));
   const node = buildNode(model, params, type, select, options, path, depth);
   const page = buildPage(params, order, args, options.limits, path);
   return { ...node, filter, order, page };
@@ -196,12 +203,14 @@ function buildSelection(
     const scope = scopeOf(model, params, options);
     // A count tells how many related records exist: only when the relation may be read on every row, and only the visible ones.
     assertReadable(scope, type, field, 'count');
+    params.deprecations.field(type, field);
     const target = resourceType(model, field.target);
+    params.deprecations.type(target);
     const asked =
       request.filter === undefined
         ? undefined
         : buildFilter(
-            { model, param: params.add, fromText: options.fromText, path: `${path}.${request.key}.filter`, readable: readableIn(scope) },
+            { model, param: params.add, fromText: options.fromText, path: `${path}.${request.key}.filter`, readable: readableIn(scope), deprecations: params.deprecations },
             target,
             request.filter,
           );
@@ -216,10 +225,13 @@ function buildSelection(
     throw fieldForbidden(type, field);
   }
   const mask = access.kind === 'masked' ? { mask: access.mask } : {};
+  // A field the client named (not one of REST's default representation) is a use of it.
+  if (request.implicit !== true) params.deprecations.field(type, field);
   switch (field.kind) {
     case 'scalar':
       return { kind: 'column', key: request.key, field: field.name, ...mask };
     case 'file': {
+      if (request.size !== undefined) params.deprecations.argument(type, field, 'size', field.sizeDeprecation);
       const size = request.size === undefined ? undefined : params.add(snapSize(field.image.sizes, request.size, here));
       return { kind: 'file', key: request.key, field: field.name, size, ...mask };
     }

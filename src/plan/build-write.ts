@@ -2,6 +2,7 @@ import { ApiError } from '../errors/api-error.js';
 import type { Field, Model, ResourceType } from '../schema/model.js';
 import type { Rule } from '../schema/rules.js';
 import { all, foldExpr, type FoldedRule } from './fold-rule.js';
+import { DeprecationCollector, type DeprecatedUse } from './deprecated-use.js';
 import type { Principal } from './principal.js';
 import type { Filter, Param } from './read-plan.js';
 import { fieldForbidden, NO_ROWS, rowRule, type RuleScope } from './read-rules.js';
@@ -32,7 +33,7 @@ export function planCreate(model: Model, typeName: string, values: WriteValues, 
     return { check: asFilter(all([create, fieldWrites(scope, type, withPresets)])), references: referenceRules(scope, type, withPresets) };
   });
   withPresets ??= presetFromPrincipal(type, values, principal);
-  return Object.freeze({ kind: 'create', type: type.name, values: withPresets, ...rules, actor: actorOf(principal) });
+  return Object.freeze({ kind: 'create', type: type.name, values: withPresets, ...rules, deprecations: writeDeprecations(model, type, values), actor: actorOf(principal) });
 }
 
 /**
@@ -57,7 +58,18 @@ export function planUpdate(model: Model, typeName: string, id: string, values: W
   });
   written ??= replace ? withResets(type, values, () => true) : values;
   const unchanged = immutableCheck(type, written);
-  return Object.freeze({ kind: 'update', type: type.name, id, values: written, replace, ...(unchanged === undefined ? {} : { unchanged }), ...rules, actor: actorOf(principal) });
+  return Object.freeze({
+    kind: 'update',
+    type: type.name,
+    id,
+    values: written,
+    replace,
+    ...(unchanged === undefined ? {} : { unchanged }),
+    ...rules,
+    // The client's own input: fields a PUT resets were not named by it.
+    deprecations: writeDeprecations(model, type, values),
+    actor: actorOf(principal),
+  });
 }
 
 /**
@@ -134,10 +146,24 @@ function referenceRules(scope: RuleScope, type: ResourceType, values: WriteValue
   return out;
 }
 
+/** The deprecated things a write names: its type, each input field and enum value, the relation it links. */
+function writeDeprecations(model: Model, type: ResourceType, input: WriteValues, relation?: Field): readonly DeprecatedUse[] {
+  const collector = new DeprecationCollector();
+  collector.type(type);
+  if (relation !== undefined) collector.field(type, relation);
+  for (const [name, value] of Object.entries(input)) {
+    const field = type.fieldsByName.get(name);
+    if (field === undefined) continue;
+    collector.field(type, field);
+    if (field.kind === 'scalar') collector.enumValues(model, field.enum, value);
+  }
+  return collector.list();
+}
+
 export function planDelete(model: Model, typeName: string, id: string, principal: Principal): WritePlan {
   const type = resourceType(model, typeName);
   const rules = ruleParts(model, principal, (scope) => ({ visible: rowRule(scope, type), allowed: asFilter(fold(scope, type, type.rules.delete)) }));
-  return Object.freeze({ kind: 'delete', type: type.name, id, ...rules, actor: actorOf(principal) });
+  return Object.freeze({ kind: 'delete', type: type.name, id, ...rules, deprecations: writeDeprecations(model, type, {}), actor: actorOf(principal) });
 }
 
 /**
@@ -157,7 +183,7 @@ export function planLink(model: Model, kind: 'connect' | 'disconnect', typeName:
     const target = rowRule(scope, resourceType(model, relation.target));
     return { visible: rowRule(scope, type), allowed: asFilter(all([fold(scope, type, type.rules.update), write])), target };
   });
-  return Object.freeze({ kind, type: type.name, field, id, targetId, ...rules, actor: actorOf(principal) });
+  return Object.freeze({ kind, type: type.name, field, id, targetId, ...rules, deprecations: writeDeprecations(model, type, {}, relation), actor: actorOf(principal) });
 }
 
 /** Who caused a write, as its event names them: never a claim or a credential. */

@@ -9,7 +9,7 @@ import type { ReadPlan } from './read-plan.js';
 export function bindParams(template: ReadPlan, values: ReadonlyMap<number, unknown>): ReadPlan {
   const params = [...template.params];
   for (const [index, value] of values) params[index] = value;
-  return { kind: 'read', root: template.root, params };
+  return { kind: 'read', root: template.root, params, deprecations: template.deprecations };
 }
 
 /** The param slot holding the record id (`one`) or the parent id (sub-collections), if the plan has one. */

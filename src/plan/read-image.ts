@@ -59,7 +59,7 @@ async function valueOf(plan: ReadPlan, selection: Selection, image: Readonly<Rec
     case 'toOne': {
       const id = image[selection.field];
       if (typeof id !== 'string' || !shown(plan, selection.mask, image)) return 'null';
-      const related: ReadPlan = { kind: 'read', root: { kind: 'one', node: selection.node, id: { param: plan.params.length } }, params: [...plan.params, id] };
+      const related: ReadPlan = { kind: 'read', root: { kind: 'one', node: selection.node, id: { param: plan.params.length } }, params: [...plan.params, id], deprecations: plan.deprecations };
       return (await readOne(related)) ?? 'null';
     }
     case 'toMany':

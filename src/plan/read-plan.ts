@@ -8,6 +8,8 @@
  * compiled SQL and prepared statement.
  */
 
+import type { DeprecatedUse } from './deprecated-use.js';
+
 export interface Param {
   readonly param: number;
 }
@@ -98,6 +100,12 @@ export interface ReadPlan {
   readonly kind: 'read';
   readonly root: ReadRoot;
   readonly params: readonly unknown[];
+  /**
+   * The deprecated things the question uses (types, fields it names, filters
+   * or sorts on, arguments, enum values), noted once when the plan is built
+   * and kept with its template: headers, extensions and usage counts read it.
+   */
+  readonly deprecations: readonly DeprecatedUse[];
 }
 
 /**

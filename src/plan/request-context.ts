@@ -45,6 +45,23 @@ export interface ClientIdentity {
   readonly key: string;
   /** The client's address (behind trusted proxies, the one they name): sign-in limits and logs count by it. */
   readonly address: string;
+  /**
+   * The name the client gives itself (`X-Client-Name`, see `clientNameOf`),
+   * or `unknown`: uses of deprecated things are counted by it, so an owner
+   * knows whom to tell before removing one.
+   */
+  readonly name: string;
+}
+
+/** Longest client name kept: longer ones are `unknown`, as are names with anything but printable ASCII. */
+export const MAX_CLIENT_NAME_LENGTH = 64;
+const CLIENT_NAME = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+
+/** The client's name from the header it sent, bounded and printable, or `unknown`. */
+export function clientNameOf(header: string | undefined): string {
+  if (header === undefined) return 'unknown';
+  const name = header.trim();
+  return name.length <= MAX_CLIENT_NAME_LENGTH && CLIENT_NAME.test(name) ? name : 'unknown';
 }
 
 /** The transports an operation can arrive on. */
@@ -112,7 +129,7 @@ export function unlimitedMeter(): RequestMeter {
  * transport gets by forgetting one.
  */
 export function serverContext(principal: Principal, log: ContextLog): RequestContext {
-  return { principal, client: { key: 'server', address: '' }, meter: unlimitedMeter(), log, site: { transport: 'server', method: 'POST' }, credential: LASTING_CREDENTIAL };
+  return { principal, client: { key: 'server', address: '', name: 'server' }, meter: unlimitedMeter(), log, site: { transport: 'server', method: 'POST' }, credential: LASTING_CREDENTIAL };
 }
 
 /** A log that drops everything: for in-process work nobody reads the log of. */

@@ -5,6 +5,7 @@
  * bump and the outbox event.
  */
 
+import type { DeprecatedUse } from './deprecated-use.js';
 import type { Principal } from './principal.js';
 import type { Filter } from './read-plan.js';
 
@@ -60,6 +61,8 @@ export type WritePlan = (
   | { readonly kind: 'connect' | 'disconnect'; readonly type: string; readonly field: string; readonly id: string; readonly targetId: string }
 ) & {
   readonly rules?: WriteRules;
+  /** The deprecated things the write uses: its type, the input fields it names and their enum values, the relation it links (absent, as none, for Diglot's own writes). */
+  readonly deprecations?: readonly DeprecatedUse[];
   /** Who asked for the write, for its event; absent for Diglot's own writes (`via: 'system'`). */
   readonly actor?: WriteActor;
 };

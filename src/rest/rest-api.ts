@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CachedReadResponse, Engine, ReadResult, WritePrecondition } from '../engine/engine.js';
 import { cacheHeaders } from '../engine/cache-headers.js';
 import { setHeaders } from '../util/vary.js';
+import type { DeprecatedUse } from '../plan/deprecated-use.js';
+import { appendLink, setDeprecationHeaders } from './deprecation-headers.js';
 import { strongEtag } from '../engine/validators.js';
 import { ApiError } from '../errors/api-error.js';
 import { planReadList, planReadOne, type PlanLimits } from '../plan/build-read.js';
@@ -138,6 +140,7 @@ async function getOne(options: RestContext, type: ResourceType, request: Fastify
   const id = ownId ?? params(request).id ?? '';
   const query = searchOf(request.url);
   const { plan } = planFor(options, request, `one ${type.name} ${query}`, id, () => oneTemplate(options, type, query, request));
+  markDeprecated(options, reply, plan.deprecations);
   const read = {
     plans: [plan],
     key: `rest ${request.url}`,
@@ -174,6 +177,7 @@ async function getList(
     });
     return { plan: template, list: parsed.list };
   });
+  markDeprecated(options, reply, plan.deprecations);
   let cursors: PageCursors | undefined;
   const read = {
     plans: [plan],
@@ -187,16 +191,18 @@ async function getList(
   };
   if (wantsEventStream(request)) return streamLiveRead(engine, request, reply, read, options.streams);
   const response = await engine.readCached({ ...read, ifNoneMatch: header(request, 'if-none-match'), ifModifiedSince: header(request, 'if-modified-since') });
-  if (response.status === 200 && cursors !== undefined) reply.header('link', listLinks(request.url, cursors));
+  if (response.status === 200 && cursors !== undefined) appendLink(reply, listLinks(request.url, cursors));
   send(reply, response);
 }
 
 async function create(options: RestContext, type: ResourceType, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const { engine } = options;
   // JSON, or multipart/form-data with file parts (record-input.ts).
-  const result = await writeRecordBody(engine, type, request, 'create', () => jsonBody(request), (values) =>
-    engine.write(contextOf(request), planCreate(engine.model, type.name, values, principalOf(request)), undefined, (id) => canonicalPlan(options, type, id, request)),
-  );
+  const result = await writeRecordBody(engine, type, request, 'create', () => jsonBody(request), (values) => {
+    const plan = planCreate(engine.model, type.name, values, principalOf(request));
+    markDeprecated(options, reply, plan.deprecations);
+    return engine.write(contextOf(request), plan, undefined, (id) => canonicalPlan(options, type, id, request));
+  });
   reply.code(201).header('location', `/${type.path}/${result.id}`);
   if (result.record === undefined) await sendRecord(options, type, result.id, request, reply);
   else sendBody(reply, result.record);
@@ -213,6 +219,7 @@ async function update(options: RestContext, type: ResourceType, request: Fastify
     () => jsonBody(request),
     (values) => {
       const plan = planUpdate(engine.model, type.name, id, values, principalOf(request), mode === 'replace');
+      markDeprecated(options, reply, plan.deprecations);
       return engine.write(contextOf(request), plan, precondition(options, type, id, request));
     },
     () => engine.precheckWrite(contextOf(request), planUpdate(engine.model, type.name, id, {}, principalOf(request))),
@@ -222,7 +229,9 @@ async function update(options: RestContext, type: ResourceType, request: Fastify
 
 async function remove(options: RestContext, type: ResourceType, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const id = params(request).id as string;
-  await options.engine.write(contextOf(request), planDelete(options.engine.model, type.name, id, principalOf(request)), precondition(options, type, id, request));
+  const plan = planDelete(options.engine.model, type.name, id, principalOf(request));
+  markDeprecated(options, reply, plan.deprecations);
+  await options.engine.write(contextOf(request), plan, precondition(options, type, id, request));
   reply.code(204).send();
 }
 
@@ -235,7 +244,9 @@ async function link(
   kind: 'connect' | 'disconnect',
 ): Promise<void> {
   const { id, targetId } = params(request) as Required<Params>;
-  await options.engine.write(contextOf(request), planLink(options.engine.model, kind, type.name, field.name, id, targetId, principalOf(request)));
+  const plan = planLink(options.engine.model, kind, type.name, field.name, id, targetId, principalOf(request));
+  markDeprecated(options, reply, plan.deprecations);
+  await options.engine.write(contextOf(request), plan);
   reply.code(204).send();
 }
 
@@ -245,6 +256,12 @@ async function sendRecord(options: RestContext, type: ResourceType, id: string, 
   const body = renderCanonical(result);
   if (body === undefined) throw notFound(type, id);
   sendBody(reply, body);
+}
+
+/** The plan's deprecated things as headers (deprecation-headers.ts), set as soon as it is planned. */
+function markDeprecated(options: Pick<RestApiOptions, 'engine'>, reply: FastifyReply, uses: readonly DeprecatedUse[] | undefined): void {
+  if (uses === undefined || uses.length === 0) return;
+  setDeprecationHeaders(reply, uses, (use) => options.engine.deprecationUsage.deprecatedAt(use));
 }
 
 function sendBody(reply: FastifyReply, body: string): void {

@@ -8,6 +8,7 @@ import type { FieldCommon, FieldDraft, RuleDraft } from './drafts.js';
 import { type FieldShape, shapeOf } from './field-shape.js';
 import type { CacheHint, CacheScope, FileField, ScalarField, ScalarName } from './model.js';
 import { readAllow } from './read-allow.js';
+import { deprecationMembers, readDeprecation } from './read-deprecation.js';
 import { type DirectiveUse, readDirectives } from './read-directives.js';
 import type { Roles } from './read-roles.js';
 import { locate, type ProblemList } from './schema-problem.js';
@@ -39,9 +40,7 @@ export function buildField(node: FieldDefinitionNode, context: FieldContext): Fi
   const directives = readDirectives(node.directives, DirectiveLocation.FIELD_DEFINITION, problems);
   const uses = new Map(directives);
   const rules = readAllow(directives, 'field', `"${qualified}"`, problems);
-  for (const argument of node.arguments ?? []) {
-    readDirectives(argument.directives, DirectiveLocation.ARGUMENT_DEFINITION, problems);
-  }
+  const argumentUses = new Map((node.arguments ?? []).map((argument) => [argument.name.value, readDirectives(argument.directives, DirectiveLocation.ARGUMENT_DEFINITION, problems)]));
   const shape = shapeOf(node.type);
   const category = resolveCategory(shape, context);
   if (category === undefined) return undefined;
@@ -122,7 +121,9 @@ export function buildField(node: FieldDefinitionNode, context: FieldContext): Fi
   const scalar: ScalarName = category === 'enum' ? 'String' : (shape.named.name.value as ScalarName);
   if (image !== undefined) {
     if (scalar === 'String' && category === 'scalar' && !shape.list) {
-      return buildFileField(node, image, uses, common, shape, context, rules);
+      const sizeUses = argumentUses.get('size');
+      const sizeDeprecation = sizeUses === undefined ? undefined : readDeprecation(sizeUses, problems);
+      return buildFileField(node, image, uses, { ...common, sizeDeprecation }, shape, context, rules);
     }
     problems.at(image.node, 'SCHEMA_MISPLACED_DIRECTIVE', `@image applies only to String fields; "${qualified}" is ${print(node.type)}.`);
     uses.delete('image');
@@ -235,7 +236,7 @@ function buildFileField(
   node: FieldDefinitionNode,
   image: DirectiveUse,
   uses: Map<string, DirectiveUse>,
-  common: FieldCommon,
+  common: FieldCommon & Pick<FileField, 'sizeDeprecation'>,
   shape: FieldShape,
   context: FieldContext,
   rules: readonly RuleDraft[],
@@ -307,18 +308,12 @@ export function commonOf(node: FieldDefinitionNode, uses: ReadonlyMap<string, Di
   return {
     name: node.name.value,
     description: node.description?.value,
-    deprecated: deprecationOf(uses),
+    ...deprecationMembers(uses, problems),
     cache: cacheHintOf(uses, problems),
     location: locate(node.name),
     // Filled in by loadSchema once every type is known and the field's @allow rules are checked.
     rules: {},
   };
-}
-
-export function deprecationOf(uses: ReadonlyMap<string, DirectiveUse>): string | undefined {
-  const use = uses.get('deprecated');
-  if (use === undefined) return undefined;
-  return typeof use.values.reason === 'string' ? use.values.reason : 'No longer supported';
 }
 
 export function cacheHintOf(uses: ReadonlyMap<string, DirectiveUse>, problems: ProblemList): CacheHint | undefined {

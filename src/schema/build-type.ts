@@ -1,6 +1,7 @@
 import { DirectiveLocation, type FieldDefinitionNode, Kind, print } from 'graphql';
 import { pluralize, toCamelCase, toKebabCase, toSnakeCase } from '../util/naming.js';
-import { buildField, cacheHintOf, commonOf, deprecationOf, type FieldContext } from './build-field.js';
+import { buildField, cacheHintOf, commonOf, type FieldContext } from './build-field.js';
+import { deprecationMembers } from './read-deprecation.js';
 import type { Declarations, ObjectDeclaration } from './collect-definitions.js';
 import type { FieldDraft, TypeDraft } from './drafts.js';
 import type { ScalarField } from './model.js';
@@ -62,7 +63,7 @@ export function buildTypeDraft(
     path: toKebabCase(plural),
     table,
     cache: cacheHintOf(uses, problems),
-    deprecated: deprecationOf(uses),
+    ...deprecationMembers(uses, problems),
     location: locate(declaration.node.name),
     fields,
     indexes: uses.all('index').flatMap((use) => {

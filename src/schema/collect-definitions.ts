@@ -11,7 +11,9 @@ import {
 } from 'graphql';
 import { suggest } from '../util/suggest.js';
 import { DECLARABLE_SCALARS, RESERVED_TYPE_NAMES, ROOT_TYPE_NAMES } from './directives.js';
+import type { Deprecation } from './model.js';
 import { type DirectiveUse, readDirectives } from './read-directives.js';
+import { readDeprecation } from './read-deprecation.js';
 import { locate, type ProblemList } from './schema-problem.js';
 
 /** An object type with its `extend type` blocks merged in. */
@@ -29,6 +31,8 @@ export interface EnumDeclaration {
   readonly values: readonly EnumValueDefinitionNode[];
   /** Valid `@roles` uses on the definition and its extensions (more than one is reported by `readRoles`). */
   readonly roles: readonly DirectiveUse[];
+  /** The values marked `@deprecated`. */
+  readonly deprecatedValues: ReadonlyMap<string, Deprecation>;
 }
 
 export interface Declarations {
@@ -57,6 +61,7 @@ interface MutableEnum {
   values: EnumValueDefinitionNode[];
   valueNames: Set<string>;
   roles: DirectiveUse[];
+  deprecatedValues: Map<string, Deprecation>;
 }
 
 /**
@@ -130,7 +135,7 @@ export function collectDefinitions(definitions: readonly DefinitionNode[], probl
         }
         if (!claimName(definition.name)) break;
         const uses = readDirectives(definition.directives, DirectiveLocation.ENUM, problems);
-        const enumeration: MutableEnum = { name: definition.name.value, node: definition, values: [], valueNames: new Set(), roles: [...uses.all('roles')] };
+        const enumeration: MutableEnum = { name: definition.name.value, node: definition, values: [], valueNames: new Set(), roles: [...uses.all('roles')], deprecatedValues: new Map() };
         addValues(enumeration, definition.values ?? [], problems);
         enums.set(enumeration.name, enumeration);
         break;
@@ -225,7 +230,7 @@ export function collectDefinitions(definitions: readonly DefinitionNode[], probl
 
   return {
     objects: new Map([...objects].map(([name, object]) => [name, { name, node: object.node, fields: object.fields, directives: object.directives }])),
-    enums: new Map([...enums].map(([name, enumeration]) => [name, { name, node: enumeration.node, values: enumeration.values, roles: enumeration.roles }])),
+    enums: new Map([...enums].map(([name, enumeration]) => [name, { name, node: enumeration.node, values: enumeration.values, roles: enumeration.roles, deprecatedValues: enumeration.deprecatedValues }])),
     refused,
   };
 }
@@ -243,11 +248,12 @@ function addFields(object: MutableObject, fields: readonly FieldDefinitionNode[]
 
 function addValues(enumeration: MutableEnum, values: readonly EnumValueDefinitionNode[], problems: ProblemList): void {
   for (const value of values) {
-    readDirectives(value.directives, DirectiveLocation.ENUM_VALUE, problems);
+    const deprecation = readDeprecation(readDirectives(value.directives, DirectiveLocation.ENUM_VALUE, problems), problems);
     if (enumeration.valueNames.has(value.name.value)) {
       problems.at(value.name, 'SCHEMA_DUPLICATE_NAME', `Enum value "${enumeration.name}.${value.name.value}" is declared twice.`);
       continue;
     }
+    if (deprecation !== undefined) enumeration.deprecatedValues.set(value.name.value, deprecation);
     enumeration.valueNames.add(value.name.value);
     enumeration.values.push(value);
   }

@@ -96,9 +96,13 @@ directive @account(identifier: String!, suspended: String, verified: String) on 
 
 """
 As GraphQL's own @deprecated, also allowed on object types (a whole
-resource can be deprecated: REST then sends a Deprecation header).
+resource can be deprecated). Clients that use a deprecated thing are told:
+REST answers carry Deprecation, Sunset and Link headers, GraphQL answers
+extensions.deprecations; uses are counted (diglot deprecations). since and
+sunset are ISO dates (2027-06-30): when it was deprecated, when it is
+expected to stop working.
 """
-directive @deprecated(reason: String = "No longer supported") on FIELD_DEFINITION | ARGUMENT_DEFINITION | INPUT_FIELD_DEFINITION | ENUM_VALUE | OBJECT
+directive @deprecated(reason: String = "No longer supported", since: String, sunset: String) on FIELD_DEFINITION | ARGUMENT_DEFINITION | INPUT_FIELD_DEFINITION | ENUM_VALUE | OBJECT
 `;
 
 /** The prelude as a schema, so directive definitions can be looked up and values coerced. */

@@ -1,9 +1,9 @@
 import type { ASTNode, ConstValueNode, NameNode, StringValueNode } from 'graphql';
 import type { DirectiveUse } from './read-directives.js';
-import type { CacheHint, FileField, ScalarField, SourceLocation } from './model.js';
+import type { CacheHint, DeprecationDates, FileField, ScalarField, SourceLocation } from './model.js';
 
 /** What every field kind has (model.ts's FieldBase, which it does not export). */
-export type FieldCommon = Pick<ScalarField, 'name' | 'description' | 'deprecated' | 'cache' | 'location' | 'rules'>;
+export type FieldCommon = Pick<ScalarField, 'name' | 'description' | 'deprecated' | 'deprecatedDates' | 'cache' | 'location' | 'rules'>;
 
 /** One rule of an `@allow`, as written; parsed and checked once every type's fields are known. */
 export interface RuleDraft {
@@ -49,6 +49,7 @@ export interface TypeDraft {
   readonly table: string;
   readonly cache: CacheHint | undefined;
   readonly deprecated: string | undefined;
+  readonly deprecatedDates?: DeprecationDates | undefined;
   readonly location: SourceLocation;
   /** In declaration order, `id` first. */
   readonly fields: readonly FieldDraft[];

@@ -68,6 +68,7 @@ export function loadSchema(sources: readonly SchemaSource[]): LoadSchemaResult {
       name: declaration.name,
       values: declaration.values.map((value) => value.name.value),
       description: declaration.node.description?.value,
+      deprecatedValues: freezeMap([...declaration.deprecatedValues]),
     },
   ]);
   const types = drafts.map((draft) => finishType(draft, relations, rules));
@@ -124,6 +125,7 @@ function finishType(draft: TypeDraft, relations: PairedRelations, rules: Checked
     fieldsByName: freezeMap(fields.map((field) => [field.name, field])),
     cache: draft.cache,
     deprecated: draft.deprecated,
+    deprecatedDates: draft.deprecatedDates,
     location: draft.location,
     indexes: draft.indexes.map((index) => index.fields),
     rules: rules.types.get(draft.name) ?? {},

@@ -15,6 +15,19 @@ export type ScalarName = 'ID' | 'String' | 'Int' | 'Float' | 'Boolean' | 'DateTi
 
 export type CacheScope = 'PUBLIC' | 'PRIVATE';
 
+/** The dates `@deprecated` may give: ISO calendar dates (`2027-06-30`), each optional. */
+export interface DeprecationDates {
+  /** Since when it is deprecated (the `Deprecation` header's date). */
+  readonly since: string | undefined;
+  /** When it is expected to stop working (the `Sunset` header). */
+  readonly sunset: string | undefined;
+}
+
+/** Everything `@deprecated` says about one thing: why, and its dates. */
+export interface Deprecation extends DeprecationDates {
+  readonly reason: string;
+}
+
 export interface CacheHint {
   readonly maxAge: number;
   readonly scope: CacheScope;
@@ -31,6 +44,8 @@ interface FieldBase {
   readonly description: string | undefined;
   /** Reason from `@deprecated`, or undefined when the field is current. */
   readonly deprecated: string | undefined;
+  /** `@deprecated(since:, sunset:)`, when the field is deprecated (see `deprecationOf`). */
+  readonly deprecatedDates?: DeprecationDates | undefined;
   readonly cache: CacheHint | undefined;
   readonly location: SourceLocation;
   /** `@allow(read:, write:)` on the field, on top of its type's rules; `{}` when none. */
@@ -73,6 +88,8 @@ export interface FileField extends FieldBase {
   readonly nullable: boolean;
   readonly column: string;
   readonly image: { readonly sizes: readonly number[] };
+  /** `@deprecated` on its `size` argument. */
+  readonly sizeDeprecation?: Deprecation | undefined;
 }
 
 /** `author: User!` — this table holds the target's id. */
@@ -130,6 +147,8 @@ export interface ResourceType {
   readonly fieldsByName: ReadonlyMap<string, Field>;
   readonly cache: CacheHint | undefined;
   readonly deprecated: string | undefined;
+  /** `@deprecated(since:, sunset:)` on the type, when it is deprecated. */
+  readonly deprecatedDates?: DeprecationDates | undefined;
   readonly location: SourceLocation;
   /** Indexes over several fields (`@index(fields:)` on the type): field names, each stored in a column. */
   readonly indexes: readonly (readonly string[])[];
@@ -141,6 +160,8 @@ export interface EnumType {
   readonly name: string;
   readonly values: readonly string[];
   readonly description: string | undefined;
+  /** The values marked `@deprecated`, by name. */
+  readonly deprecatedValues?: ReadonlyMap<string, Deprecation> | undefined;
 }
 
 export interface JoinTable {
@@ -185,6 +206,12 @@ export interface Model {
   readonly hasRules: boolean;
   /** The type marked `@account`, if any. */
   readonly account: AccountType | undefined;
+}
+
+/** What `@deprecated` says of a field or type, or undefined when it is current. */
+export function deprecationOf(item: { readonly deprecated: string | undefined; readonly deprecatedDates?: DeprecationDates | undefined }): Deprecation | undefined {
+  if (item.deprecated === undefined) return undefined;
+  return { reason: item.deprecated, since: item.deprecatedDates?.since, sunset: item.deprecatedDates?.sunset };
 }
 
 export function isRelation(field: Field): field is RelationField {

@@ -14,8 +14,8 @@ export interface CorsOptions {
   readonly maxAge?: number;
 }
 
-/** What a page on another origin may send: the credentials, JSON bodies, the validators, the GraphQL preflight headers, a request id. */
-export const CORS_ALLOWED_HEADERS: readonly string[] = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'If-Modified-Since', ...PREFLIGHT_HEADERS, 'X-Request-Id'];
+/** What a page on another origin may send: the credentials, JSON bodies, the validators, the GraphQL preflight headers, a request id, the client's name. */
+export const CORS_ALLOWED_HEADERS: readonly string[] = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'If-Modified-Since', ...PREFLIGHT_HEADERS, 'X-Request-Id', 'X-Client-Name'];
 
 /** What its scripts may read beyond the CORS-safelisted headers: validators, pages, where a record was made, limits, deprecations, timings. */
 export const CORS_EXPOSED_HEADERS: readonly string[] = [

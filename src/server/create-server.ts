@@ -23,6 +23,7 @@ import { createAccounts, type AccountsOptions } from '../auth/accounts/accounts.
 import { createEventHub, type EventHub } from '../events/event-hub.js';
 import type { EventsOptions } from '../events/webhook-options.js';
 import { clientErrors } from './client-errors.js';
+import { closeConnectionsWhenAnswered } from './close-when-answered.js';
 import { AssetStore } from '../util/asset-store.js';
 import { registerAssetRoutes } from './asset-routes.js';
 import { registerCompression } from './compression.js';
@@ -198,6 +199,15 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     },
   });
   edge.attach(app.server, app.log);
+  let stopClosingAnswered: (() => void) | undefined;
+  app.addHook('preClose', (done) => {
+    stopClosingAnswered = closeConnectionsWhenAnswered(app.server);
+    done();
+  });
+  app.addHook('onClose', (_app, done) => {
+    stopClosingAnswered?.();
+    done();
+  });
   installErrorHandling(app, { exposeInternals: options.exposeInternals === true, linger });
   // First of all hooks: a request naming a host this server does not answer to runs nothing (DNS rebinding).
   const hostCheck = compileHostPolicy({ publicUrl: options.publicUrl, allowedHosts: options.allowedHosts });
@@ -210,6 +220,9 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   const siteOrigins = [...(options.allowedOrigins ?? []), ...corsOrigins(options.cors)];
   app.addHook('onRequest', crossSiteGuard(siteOrigins));
   const { engine } = options;
+  await engine.deprecationUsage.prepare(engine.model);
+  // Counts of deprecated use still in memory go to the database before it closes.
+  app.addHook('onClose', () => engine.deprecationUsage.close());
   const accounts = await createAccounts(engine, options.accounts);
   app.addHook('onClose', async () => {
     await accounts?.close();
@@ -284,7 +297,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
         const principal = await authenticator.authenticate(authorization);
         const address = proxyAddr(request, trustedProxy);
         const site = { transport: 'graphql-ws', method: 'POST', origin: request.headers.origin, fetchSite: header(request, 'sec-fetch-site') } as const;
-        return { principal, operation: () => contexts.create(principal, address, app.log, site), credential: authenticator.lifetimeOf(principal) };
+        return { principal, operation: () => contexts.create(principal, address, header(request, 'x-client-name'), app.log, site), credential: authenticator.lifetimeOf(principal) };
       },
     },
     maxMessageBytes: options.bodyLimit ?? 1024 * 1024,

@@ -3,7 +3,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import { challengeFor } from '../auth/www-authenticate.js';
 import { ApiError, isApiError } from '../errors/api-error.js';
 import type { Principal } from '../plan/principal.js';
-import { clientKey, type ContextLog, type CredentialLifetime, type RequestContext, type RequestMeter, type RequestSite } from '../plan/request-context.js';
+import { clientKey, clientNameOf, type ContextLog, type CredentialLifetime, type RequestContext, type RequestMeter, type RequestSite } from '../plan/request-context.js';
 import { header } from '../util/http-request.js';
 import type { ActivePolicy, RateLimits } from './rate-limits.js';
 import type { Verdict } from './shared-counts.js';
@@ -60,16 +60,20 @@ function secondsUntil(ms: number): number {
 
 /** Builds the request context of every way in, with the server's limits: the one place a context is made. */
 export interface ContextFactory {
-  /** The context of one operation: an HTTP request, or one message on a WebSocket (each with its own meter). */
-  create(principal: Principal, address: string, log: ContextLog, site: RequestSite, start?: number): RequestContext;
+  /**
+   * The context of one operation: an HTTP request, or one message on a
+   * WebSocket (each with its own meter). `clientName` is the `X-Client-Name`
+   * it sent (an upgrade's, for a WebSocket), as sent.
+   */
+  create(principal: Principal, address: string, clientName: string | undefined, log: ContextLog, site: RequestSite, start?: number): RequestContext;
 }
 
 export function createContextFactory(limits: RateLimits | undefined, lifetimeOf: (principal: Principal) => CredentialLifetime): ContextFactory {
   return {
-    create: (principal, address, log, site, start = performance.now()) => {
+    create: (principal, address, clientName, log, site, start = performance.now()) => {
       const key = clientKey(principal, address);
       const policy = limits?.policyOf(principal);
-      return { principal, client: { key, address }, meter: new EdgeMeter(start, policy, key, principal.admin), log, site, credential: lifetimeOf(principal) };
+      return { principal, client: { key, address, name: clientNameOf(clientName) }, meter: new EdgeMeter(start, policy, key, principal.admin), log, site, credential: lifetimeOf(principal) };
     },
   };
 }
@@ -87,7 +91,7 @@ export function installRequestContext(app: FastifyInstance, authenticator: Authe
   app.decorateRequest('requestContext', null);
   const begin = (request: FastifyRequest, principal: Principal, start: number): void => {
     const site = { transport: 'http', method: request.method, origin: header(request, 'origin'), fetchSite: header(request, 'sec-fetch-site') } as const;
-    request.requestContext = contexts.create(principal, request.ip, request.log, site, start);
+    request.requestContext = contexts.create(principal, request.ip, header(request, 'x-client-name'), request.log, site, start);
   };
   app.addHook('onRequest', (request, reply, done) => {
     const start = performance.now();

@@ -174,6 +174,15 @@ export const OPTIONS = {
     default: false,
     description: 'serve a schema without @allow rules (anyone may change anything) on an address other than loopback',
   },
+  allowBreaking: {
+    key: 'allowBreaking',
+    flag: '--allow-breaking',
+    env: ['DIGLOT_ALLOW_BREAKING'],
+    kind: flag,
+    default: false,
+    description:
+      'apply a schema with breaking changes for clients (compared with the schema last applied to the database; `diglot diff` lists them); separate from --allow-destructive, which is about data loss',
+  },
   adminKey: {
     key: 'adminKey',
     flag: '--admin-key',

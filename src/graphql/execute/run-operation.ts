@@ -7,6 +7,7 @@ import type { RequestContext } from '../../plan/request-context.js';
 import type { Accounts } from '../../auth/accounts/accounts.js';
 import type { AdminService } from '../../admin/admin-service.js';
 import type { ReadPlan } from '../../plan/read-plan.js';
+import { mergeDeprecations, NO_DEPRECATIONS, type DeprecatedUse } from '../../plan/deprecated-use.js';
 import { checkWriteRights, planCreate, planDelete, planLink, planUpdate } from '../../plan/build-write.js';
 import { validateInput } from '../../plan/validate-input.js';
 import { formatError, type FormatOptions, type FormattedError } from '../response/format-error.js';
@@ -94,15 +95,16 @@ export async function runOperation(ctx: RunContext, op: RunnableOperation, cache
 
   if (op.operation.operation === OperationTypeNode.MUTATION) {
     let ran = false;
+    const used: (readonly DeprecatedUse[])[] = [];
     for (const [index, step] of op.steps.entries()) {
       if (step.kind !== 'data' && step.kind !== 'admin') continue;
-      const outcome = step.kind === 'admin' ? await runAdminStep(ctx, op, step) : await settleRead(ctx, step, () => runMutation(ctx, step));
+      const outcome = step.kind === 'admin' ? await runAdminStep(ctx, op, step) : await settleRead(ctx, step, () => runMutation(ctx, step, used));
       // Refused before anything ran: the whole request is (429); after a write, only the fields it did not reach.
       if (!ran && 'error' in outcome && isRateLimited(outcome.error)) throw outcome.error;
       outcomes[index] = outcome;
       ran = true;
     }
-    return { status: 200, ...assemble(ctx, op.steps, outcomes), validators: undefined };
+    return { status: 200, ...assemble(ctx, op.steps, outcomes, mergeDeprecations(used)), validators: undefined };
   }
 
   // Admin fields are answered by the admin service, never cached (they are the admin's, and change without a clock).
@@ -121,6 +123,7 @@ export async function runOperation(ctx: RunContext, op: RunnableOperation, cache
   });
 
   const failed = outcomes.some((outcome) => outcome !== undefined && 'error' in outcome);
+  const deprecations = mergeDeprecations(planned.map((entry) => entry.plan.deprecations));
   if (cached !== undefined && !failed) {
     try {
       const response = await ctx.engine.readCached({
@@ -133,7 +136,7 @@ export async function runOperation(ctx: RunContext, op: RunnableOperation, cache
           planned.forEach((entry, i) => {
             outcomes[entry.index] = withErrors(ctx, entry.step, entry.plan, jsonOf(entry.step, results[i] as ReadResult));
           });
-          return assemble(ctx, op.steps, outcomes).body;
+          return assemble(ctx, op.steps, outcomes, deprecations).body;
         },
       });
       if (response.status === 304) return { status: 304, etag: response.etag, lastModified: response.lastModified, policy: response.policy };
@@ -142,7 +145,7 @@ export async function runOperation(ctx: RunContext, op: RunnableOperation, cache
       // Over the budget, nothing ran: the request as a whole is refused.
       if (isRateLimited(error)) throw error;
       for (const entry of planned) outcomes[entry.index] = { error };
-      return { status: 200, ...assemble(ctx, op.steps, outcomes), validators: undefined };
+      return { status: 200, ...assemble(ctx, op.steps, outcomes, deprecations), validators: undefined };
     }
   }
 
@@ -155,7 +158,7 @@ export async function runOperation(ctx: RunContext, op: RunnableOperation, cache
     const result = settled[i] as PromiseSettledResult<ReadResult>;
     outcomes[entry.index] = result.status === 'fulfilled' ? withErrors(ctx, entry.step, entry.plan, jsonOf(entry.step, result.value)) : { error: result.reason };
   });
-  return { status: 200, ...assemble(ctx, op.steps, outcomes), validators: undefined };
+  return { status: 200, ...assemble(ctx, op.steps, outcomes, deprecations), validators: undefined };
 }
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
@@ -185,6 +188,8 @@ export function liveOperation(ctx: RunContext, op: RunnableOperation): LiveOpera
     else outcomes[index] = { error: read.error };
   });
   if (outcomes.some((outcome) => outcome !== undefined && 'error' in outcome)) return { kind: 'failed', body: assemble(ctx, op.steps, outcomes).body };
+  // Every payload of the subscription says it: each is a whole response, which a client may read alone.
+  const deprecations = mergeDeprecations(planned.map((entry) => entry.plan.deprecations));
   return {
     kind: 'live',
     plans: planned.map((entry) => entry.plan),
@@ -193,7 +198,7 @@ export function liveOperation(ctx: RunContext, op: RunnableOperation): LiveOpera
       planned.forEach((entry, i) => {
         filled[entry.index] = withErrors(ctx, entry.step, entry.plan, jsonOf(entry.step, results[i] as ReadResult));
       });
-      return assemble(ctx, op.steps, filled).body;
+      return assemble(ctx, op.steps, filled, deprecations).body;
     },
   };
 }
@@ -271,13 +276,26 @@ function jsonOf(step: DataStep, result: ReadResult): string {
   return result.json;
 }
 
-async function runMutation(ctx: RunContext, step: DataStep): Promise<Read> {
-  const { engine } = ctx;
-  const { model } = engine;
+/** Runs one mutation field; the deprecated things its write and read plans use are added to `used`. */
+async function runMutation(ctx: RunContext, step: DataStep, used: (readonly DeprecatedUse[])[]): Promise<Read> {
+  const { model } = ctx.engine;
+  // Every write goes through here, so its plan (and a delete's read of what it removes) is noted once.
+  const engine: Pick<Engine, 'read' | 'write'> = {
+    read: (readPlan, context) => ctx.engine.read(readPlan, context),
+    write: (context, writePlan, precondition, readBack) => {
+      if (writePlan.deprecations !== undefined) used.push(writePlan.deprecations);
+      if (precondition !== undefined) used.push(precondition.plan.deprecations);
+      return ctx.engine.write(context, writePlan, precondition, readBack);
+    },
+  };
   const type = step.role.type;
   const options = planOptions(ctx);
   let plan: ReadPlan | undefined;
-  const readPlan = (id: string): ReadPlan => (plan = planReadOne(model, type.name, id, step.select, options));
+  const readPlan = (id: string): ReadPlan => {
+    plan = planReadOne(model, type.name, id, step.select, options);
+    used.push(plan.deprecations);
+    return plan;
+  };
   const readBack = async (id: string): Promise<Read> => {
     const result = await engine.read(readPlan(id), ctx.context);
     return { json: result.kind === 'one' && result.json !== null ? result.json : 'null', plan };
@@ -300,7 +318,7 @@ async function runMutation(ctx: RunContext, step: DataStep): Promise<Read> {
       return readBack(id);
     }
     case 'delete':
-      return deleteReturning(ctx, step, idArgument(step.args['id']));
+      return deleteReturning(ctx, engine, step, idArgument(step.args['id']));
     case 'account':
       return { json: await runAccountFlow(ctx, step, role.action), plan: undefined };
     case 'connect':
@@ -324,12 +342,12 @@ function inputFields(input: unknown): string[] {
  * engine's precondition hook runs there, after the row is locked), so the
  * answer is exactly what was deleted.
  */
-async function deleteReturning(ctx: RunContext, step: DataStep, id: string): Promise<Read> {
+async function deleteReturning(ctx: RunContext, engine: Pick<Engine, 'write'>, step: DataStep, id: string): Promise<Read> {
   const type = step.role.type;
   const plan = planReadOne(ctx.engine.model, type.name, id, step.select, planOptions(ctx));
   let before = null as string | null;
   try {
-    await ctx.engine.write(ctx.context, planDelete(ctx.engine.model, type.name, id, ctx.context.principal), {
+    await engine.write(ctx.context, planDelete(ctx.engine.model, type.name, id, ctx.context.principal), {
       ifMatch: '*',
       plan,
       render: (result) => {
@@ -361,6 +379,7 @@ function assemble(
   ctx: RunContext,
   steps: readonly RootStep[],
   outcomes: readonly (FieldOutcome | undefined)[],
+  deprecations: readonly DeprecatedUse[] = NO_DEPRECATIONS,
 ): { readonly body: string; readonly headers: Readonly<Record<string, string>> } {
   const errors: FormattedError[] = [];
   const entries: string[] = [];
@@ -378,5 +397,5 @@ function assemble(
     entries.push(`${JSON.stringify(step.key)}:null`);
     if (step.kind === 'data' || step.kind === 'failed' || step.kind === 'admin' ? !step.nullable : step.key === '__schema') dataIsNull = true;
   }
-  return { body: responseBody(errors, dataIsNull ? 'null' : `{${entries.join(',')}}`), headers: retryAfterHeader(errors) };
+  return { body: responseBody(errors, dataIsNull ? 'null' : `{${entries.join(',')}}`, deprecations), headers: retryAfterHeader(errors) };
 }

@@ -158,6 +158,6 @@ function enumType(model: Model, name: string): GraphQLEnumType {
   return new GraphQLEnumType({
     name,
     description: declared.description,
-    values: Object.fromEntries(declared.values.map((value) => [value, { value }])),
+    values: Object.fromEntries(declared.values.map((value) => [value, { value, deprecationReason: declared.deprecatedValues?.get(value)?.reason }])),
   });
 }

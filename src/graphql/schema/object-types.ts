@@ -13,7 +13,7 @@ import {
   type GraphQLOutputType,
   type GraphQLScalarType,
 } from 'graphql';
-import { readMayBeRefused, type Model, type ResourceType, type ScalarField, type ScalarName } from '../../schema/model.js';
+import { deprecationOf, readMayBeRefused, type Model, type ResourceType, type ScalarField, type ScalarName } from '../../schema/model.js';
 import type { FieldRole } from './roles.js';
 import { DateTimeScalar, JsonScalar } from './scalars.js';
 import { describe, resourceType, type SchemaContext } from './schema-context.js';
@@ -87,7 +87,9 @@ export function objectType(ctx: SchemaContext, typeName: string, roles: Readonly
   const type = resourceType(ctx.model, typeName);
   return new GraphQLObjectType({
     name: type.name,
-    description: describe(type.description, type.deprecated),
+    description: describe(type.description, deprecationOf(type)),
+    // GraphQL has no deprecation of object types: tools reading the schema object find it here too.
+    ...(type.deprecated === undefined ? {} : { extensions: { deprecation: deprecationOf(type) } }),
     fields: () => {
       const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
       for (const [name, role] of roles) {
@@ -105,7 +107,13 @@ export function objectType(ctx: SchemaContext, typeName: string, roles: Readonly
             fields[name] = {
               ...common,
               type: field.nullable || readMayBeRefused(field) ? GraphQLString : new GraphQLNonNull(GraphQLString),
-              args: { size: { type: GraphQLInt, description: `Width in pixels: ${sizes}; other widths snap up to the next of these.` } },
+              args: {
+                size: {
+                  type: GraphQLInt,
+                  description: `Width in pixels: ${sizes}; other widths snap up to the next of these.`,
+                  deprecationReason: field.sizeDeprecation?.reason,
+                },
+              },
             };
             break;
           }

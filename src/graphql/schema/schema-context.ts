@@ -1,5 +1,5 @@
 import type { GraphQLEnumType, GraphQLInputObjectType, GraphQLObjectType } from 'graphql';
-import type { Model, ResourceType } from '../../schema/model.js';
+import type { Deprecation, Model, ResourceType } from '../../schema/model.js';
 
 /**
  * The generated types of one schema build, each made once on first use
@@ -32,9 +32,9 @@ export function resourceType(model: Model, name: string): ResourceType {
   return type;
 }
 
-/** A description with a type-level deprecation folded in (GraphQL cannot deprecate types). */
-export function describe(description: string | undefined, deprecated: string | undefined): string | undefined {
-  if (deprecated === undefined) return description;
-  const note = `Deprecated: ${deprecated}`;
+/** A description with a type-level deprecation folded in (GraphQL cannot deprecate types), its sunset too. */
+export function describe(description: string | undefined, deprecation: Deprecation | undefined): string | undefined {
+  if (deprecation === undefined) return description;
+  const note = `Deprecated: ${deprecation.reason}${deprecation.sunset === undefined ? '' : ` (sunset ${deprecation.sunset})`}`;
   return description === undefined ? note : `${description}\n\n${note}`;
 }

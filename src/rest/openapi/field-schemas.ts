@@ -1,4 +1,4 @@
-import type { FileField, Model, ScalarField } from '../../schema/model.js';
+import type { Deprecation, DeprecationDates, FileField, Model, ScalarField } from '../../schema/model.js';
 import { ref, type JsonSchema } from './openapi-types.js';
 
 /** GraphQL's Int is 32-bit, and the input coercion refuses anything outside it. */
@@ -60,18 +60,31 @@ export function fileSentence(field: FileField): string {
  * `deprecated: true` and the reason, where the SDL's `@deprecated` says so.
  */
 export function annotations(
-  item: { readonly description: string | undefined; readonly deprecated: string | undefined },
+  item: { readonly description: string | undefined; readonly deprecated: string | undefined; readonly deprecatedDates?: DeprecationDates | undefined },
   extra?: string,
-): { readonly description?: string; readonly deprecated?: true } {
+): { readonly description?: string; readonly deprecated?: true; readonly 'x-sunset'?: string } {
   const parts = [item.description, extra, item.deprecated === undefined ? undefined : `Deprecated: ${item.deprecated}`];
   const description = parts.filter((part): part is string => part !== undefined && part !== '').join('\n\n');
-  return { ...(description === '' ? {} : { description }), ...(item.deprecated === undefined ? {} : { deprecated: true }) };
+  return { ...(description === '' ? {} : { description }), ...(item.deprecated === undefined ? {} : { deprecated: true }), ...sunsetMark(item.deprecatedDates) };
+}
+
+/** `x-sunset`: the date a deprecated thing is expected to stop working (RFC 8594's Sunset, in the document). */
+export function sunsetMark(dates: DeprecationDates | undefined): { readonly 'x-sunset'?: string } {
+  return dates?.sunset === undefined ? {} : { 'x-sunset': dates.sunset };
 }
 
 export function enumSchemas(model: Model): Record<string, JsonSchema> {
   const schemas: Record<string, JsonSchema> = {};
   for (const [name, enumType] of model.enums) {
-    schemas[name] = { type: 'string', enum: [...enumType.values], description: enumType.description ?? `One of the ${name} values.` };
+    const deprecated = [...(enumType.deprecatedValues ?? new Map<string, Deprecation>())];
+    const notes = deprecated.map(([value, deprecation]) => `${value} is deprecated: ${deprecation.reason}${deprecation.sunset === undefined ? '' : ` (sunset ${deprecation.sunset})`}`);
+    schemas[name] = {
+      type: 'string',
+      enum: [...enumType.values],
+      description: [enumType.description ?? `One of the ${name} values.`, ...notes].join('\n\n'),
+      // JSON Schema cannot deprecate one value of an enum: the values are listed here, for tools.
+      ...(deprecated.length === 0 ? {} : { 'x-deprecated-enum-values': deprecated.map(([value]) => value) }),
+    };
   }
   return schemas;
 }

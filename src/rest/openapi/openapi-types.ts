@@ -15,6 +15,8 @@ export interface Parameter {
   readonly description: string;
   readonly required?: boolean;
   readonly deprecated?: boolean;
+  /** A deprecated parameter's expected removal date. */
+  readonly 'x-sunset'?: string;
   readonly style?: 'form' | 'deepObject' | 'simple';
   readonly explode?: boolean;
   readonly schema: JsonSchema;

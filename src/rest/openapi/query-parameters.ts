@@ -3,6 +3,7 @@ import { isListRelation, isRelation, type Field, type Model, type ResourceType }
 import type { ComponentNames } from './component-names.js';
 import { filterOperators } from './filter-schema.js';
 import { ref, type Parameter, type Reference } from './openapi-types.js';
+import { sunsetMark } from './field-schemas.js';
 
 /**
  * Parameter components for the REST query grammar (`query-params.ts`). Per
@@ -56,7 +57,12 @@ export function typeParameters(model: Model, type: ResourceType, names: Componen
     [`${type.name}.filter`]: filterParameter('filter', type, names),
   };
   for (const field of type.fields) {
-    if (field.kind === 'file') parameters[`${type.name}.${field.name}.size`] = sizeParameter(field.name, field.image.sizes);
+    if (field.kind === 'file') {
+      const size = sizeParameter(field.name, field.image.sizes);
+      const deprecation = field.sizeDeprecation;
+      parameters[`${type.name}.${field.name}.size`] =
+        deprecation === undefined ? size : { ...size, description: `${size.description}\n\nDeprecated: ${deprecation.reason}`, deprecated: true, ...sunsetMark(deprecation) };
+    }
   }
   for (const relation of type.fields.filter(isRelation)) {
     const target = model.typesByName.get(relation.target) as ResourceType;

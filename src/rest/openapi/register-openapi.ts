@@ -3,6 +3,7 @@ import type { Engine } from '../../engine/engine.js';
 import type { AssetStore } from '../../util/asset-store.js';
 import { ifNoneMatchMatches, strongEtag } from '../../engine/validators.js';
 import { registerDocsPage } from '../docs-page.js';
+import { registerDeprecationsPage } from '../deprecations-page.js';
 import { buildOpenApiDocument, DEFAULT_TITLE, type OpenApiOptions } from './build-openapi-document.js';
 import { OPENAPI_PATH } from './service-paths.js';
 
@@ -47,4 +48,5 @@ export function registerOpenApi(app: FastifyInstance, options: RegisterOpenApiOp
   });
 
   registerDocsPage(app, { documentUrl: OPENAPI_PATH, title: documentOptions.title ?? DEFAULT_TITLE, assets });
+  registerDeprecationsPage(app, engine);
 }

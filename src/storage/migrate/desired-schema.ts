@@ -4,6 +4,8 @@ import type { ColumnSpec, IndexSpec, SchemaSpec, TableSpec } from './schema-spec
 
 export const MIGRATIONS_TABLE = '_diglot_migrations';
 export const CLOCK_TABLE = '_diglot_clock';
+/** The schemas applied to this database, in order (the latest is what clients see): `applied-schema.ts`. */
+export const SCHEMAS_TABLE = '_diglot_schemas';
 /**
  * A clock row is named after its table, or, where a table's clock is split
  * over several rows (`engine/change-clock.ts`), `<table>#<shard>`: no table
@@ -22,6 +24,11 @@ export const EVENT_STATE_TABLE = '_diglot_event_state';
 export const API_KEYS_TABLE = '_diglot_api_keys';
 /** Webhook endpoints added at run time (the admin API), beside the configuration file's (see storage/webhook-endpoints.ts). */
 export const WEBHOOK_ENDPOINTS_TABLE = '_diglot_webhook_endpoints';
+
+/** Counts of uses of deprecated things, per client (see storage/deprecation-uses.ts). */
+export const DEPRECATION_USES_TABLE = '_diglot_deprecation_uses';
+/** When each deprecated thing was first served as deprecated, for those whose `@deprecated` gives no `since`. */
+export const DEPRECATIONS_TABLE = '_diglot_deprecations';
 
 /** Accounts (`@account`): password hashes, refresh-token sessions, one-time tokens, signing keys (see storage/accounts.ts). */
 export const CREDENTIALS_TABLE = '_diglot_credentials';
@@ -149,6 +156,21 @@ function joinTable(model: Model, join: JoinTable): TableSpec {
 }
 
 const SYSTEM_TABLES: readonly TableSpec[] = [
+  freezeTable({
+    name: SCHEMAS_TABLE,
+    kind: 'system',
+    type: undefined,
+    columns: [
+      column('version', 'Int', { nullable: false }),
+      column('applied_at', 'DateTime', { nullable: false }),
+      column('hash', 'String', { nullable: false }),
+      // The SDL files as [{ file, text }]: what `diglot diff --from <database>` and the start-up guard compare against.
+      column('sources', 'JSON', { nullable: false }),
+      column('applied_by', 'String', { nullable: false }),
+    ],
+    primaryKey: ['version'],
+    indexes: [],
+  }),
   freezeTable({
     name: MIGRATIONS_TABLE,
     kind: 'system',
@@ -280,6 +302,30 @@ const SYSTEM_TABLES: readonly TableSpec[] = [
       column('updated_at', 'DateTime', { nullable: false }),
     ],
     primaryKey: ['name'],
+    indexes: [],
+  }),
+  freezeTable({
+    name: DEPRECATION_USES_TABLE,
+    kind: 'system',
+    type: undefined,
+    // One row per deprecated thing, client name and kind of caller; times are ms since the epoch.
+    columns: [
+      column('coordinate', 'String', { nullable: false }),
+      column('client', 'String', { nullable: false }),
+      column('caller', 'String', { nullable: false }),
+      column('uses', 'BigInt', { nullable: false }),
+      column('first_seen', 'BigInt', { nullable: false }),
+      column('last_seen', 'BigInt', { nullable: false }),
+    ],
+    primaryKey: ['coordinate', 'client', 'caller'],
+    indexes: [],
+  }),
+  freezeTable({
+    name: DEPRECATIONS_TABLE,
+    kind: 'system',
+    type: undefined,
+    columns: [column('coordinate', 'String', { nullable: false }), column('deprecated_at', 'BigInt', { nullable: false })],
+    primaryKey: ['coordinate'],
     indexes: [],
   }),
 ];

@@ -152,7 +152,12 @@ function alterTable(table: TableSpec, actual: ActualTable, dialect: SchemaDialec
   changes.forEach((judged, i) => {
     steps.push(step(judged.description, inPlace[i] ?? [], judged.destructive, judged.problem));
   });
-  for (const index of missing) steps.push(step(`create ${index.unique ? 'unique ' : ''}index ${index.name}`, [dialect.createIndex(index)]));
+  for (const index of missing) {
+    const description = `create ${index.unique ? 'unique ' : ''}index ${index.name}`;
+    // On a table that exists (and may be big and busy), an index is built without blocking writes where the dialect can.
+    if (dialect.buildIndexesConcurrently !== undefined) steps.push(Object.freeze({ ...step(`${description} (concurrently)`, []), concurrentIndex: index }));
+    else steps.push(step(description, [dialect.createIndex(index)]));
+  }
   return steps;
 }
 

@@ -4,7 +4,7 @@ import { ApiError } from '../../errors/api-error.js';
 import { loadSchema } from '../../schema/load-schema.js';
 import type { Model } from '../../schema/model.js';
 import type { Database } from '../dialect.js';
-import { API_KEYS_TABLE, CLOCK_TABLE, DELIVERIES_TABLE, DELIVERY_LOG_TABLE, EVENT_STATE_TABLE, EVENTS_TABLE, MIGRATIONS_TABLE, WEBHOOK_ENDPOINTS_TABLE } from './desired-schema.js';
+import { API_KEYS_TABLE, CLOCK_TABLE, DELIVERIES_TABLE, DELIVERY_LOG_TABLE, DEPRECATION_USES_TABLE, DEPRECATIONS_TABLE, EVENT_STATE_TABLE, EVENTS_TABLE, MIGRATIONS_TABLE, SCHEMAS_TABLE, WEBHOOK_ENDPOINTS_TABLE } from './desired-schema.js';
 import { formatPlan, migrate } from './migrate.js';
 
 function modelOf(sdl: string): Model {
@@ -101,7 +101,7 @@ describeEachDialect('migrate from an empty database', (ctx) => {
     const result = await migrate(db, model, { onProgress: ({ index }) => progress.push(index) });
     expect(result.applied).toBe(true);
     expect(progress).toEqual(result.steps.map((_, i) => i));
-    expect(await tables(db)).toEqual([API_KEYS_TABLE, CLOCK_TABLE, DELIVERIES_TABLE, DELIVERY_LOG_TABLE, EVENT_STATE_TABLE, EVENTS_TABLE, MIGRATIONS_TABLE, WEBHOOK_ENDPOINTS_TABLE, 'posts', 'users', 'users_followers'].sort());
+    expect(await tables(db)).toEqual([API_KEYS_TABLE, CLOCK_TABLE, DELIVERIES_TABLE, DELIVERY_LOG_TABLE, DEPRECATION_USES_TABLE, DEPRECATIONS_TABLE, EVENT_STATE_TABLE, EVENTS_TABLE, MIGRATIONS_TABLE, SCHEMAS_TABLE, WEBHOOK_ENDPOINTS_TABLE, 'posts', 'users', 'users_followers'].sort());
 
     const schema = await db.schema.introspect(db);
     const users = schema.tables.get('users');
@@ -185,13 +185,15 @@ describeEachDialect('migrate: adding fields', (ctx) => {
     // The documented upgrade: drop it, and migrate creates it with the id.
     await db.run('DROP INDEX posts_author_id_idx');
     const result = await migrate(db, model);
-    expect(result.steps.map((step) => [step.description, step.destructive])).toEqual([['create index posts_author_id_idx', false]]);
+    // PostgreSQL builds an index on an existing table without blocking writes.
+    const concurrently = db.dialect === 'postgres' ? ' (concurrently)' : '';
+    expect(result.steps.map((step) => [step.description, step.destructive])).toEqual([[`create index posts_author_id_idx${concurrently}`, false]]);
     expect(await columnsOf()).toEqual(['author_id', 'id']);
     expect(await db.all('SELECT id FROM posts ORDER BY id')).toEqual([{ id: 'p1' }, { id: 'p2' }]);
     // A different index under that name is still replaced.
     await db.run('DROP INDEX posts_author_id_idx');
     await db.run('CREATE INDEX posts_author_id_idx ON posts (title)');
-    expect((await migrate(db, model)).steps.map((step) => step.description)).toEqual(['drop index posts_author_id_idx', 'create index posts_author_id_idx']);
+    expect((await migrate(db, model)).steps.map((step) => step.description)).toEqual(['drop index posts_author_id_idx', `create index posts_author_id_idx${concurrently}`]);
     expect(await columnsOf()).toEqual(['author_id', 'id']);
   });
 
@@ -352,5 +354,39 @@ describePostgres('migrate: two instances at once', (ctx) => {
     const results = await Promise.all([migrate(a, model), migrate(b, model)]);
     expect(results.map((result) => result.applied).sort()).toEqual([false, true]);
     expect(await a.all(`SELECT version FROM ${MIGRATIONS_TABLE}`)).toHaveLength(1);
+  });
+});
+
+describePostgres('migrate on PostgreSQL without downtime', (ctx) => {
+  const relfilenode = async (db: Database, table: string): Promise<string> =>
+    String((await db.all<{ node: string }>(`SELECT relfilenode::text AS node FROM pg_class WHERE relname = '${table}'`))[0]?.node);
+
+  it('adds a required column with a default in one statement, without rewriting the table', async () => {
+    const db = await migrated(ctx, modelOf(BASE));
+    await db.run(`INSERT INTO users (id, name, email) VALUES ('u1', 'A', 'a@example.com')`);
+    const before = await relfilenode(db, 'users');
+    const result = await migrate(db, modelOf(BASE.replace('nickname: String', 'nickname: String\n    level: Int! @default(value: 3)')));
+    expect(result.steps.flatMap((step) => step.sql)).toContain('ALTER TABLE "users" ADD COLUMN "level" integer NOT NULL DEFAULT 3');
+    expect(await relfilenode(db, 'users')).toBe(before);
+    expect(await db.all('SELECT level FROM users')).toEqual([{ level: 3 }]);
+  });
+
+  it('builds an index on an existing table concurrently, and rebuilds one a failed build left invalid', async () => {
+    const db = await migrated(ctx, modelOf(BASE));
+    await db.run(`INSERT INTO users (id, name, email, nickname) VALUES ('u1', 'A', 'a@example.com', 'same'), ('u2', 'B', 'b@example.com', 'same')`);
+    const unique = modelOf(BASE.replace('nickname: String', 'nickname: String @unique'));
+    // The duplicates make the concurrent build fail: refused, and no invalid index is left behind.
+    await expect(migrate(db, unique)).rejects.toThrow();
+    const validity = async (): Promise<unknown[]> =>
+      db.all(`SELECT ix.indisvalid AS valid FROM pg_index ix JOIN pg_class c ON c.oid = ix.indexrelid WHERE c.relname = 'users_nickname_key'`);
+    expect(await validity()).toEqual([]);
+    // As a crash during a build leaves one: an INVALID index of that name.
+    await db.run(`CREATE UNIQUE INDEX CONCURRENTLY users_nickname_key ON users (nickname)`).catch(() => undefined);
+    expect(await validity()).toEqual([{ valid: false }]);
+    await db.run(`UPDATE users SET nickname = 'other' WHERE id = 'u2'`);
+    const result = await migrate(db, unique);
+    expect(result.steps.map((step) => step.description)).toEqual(['create unique index users_nickname_key (concurrently)']);
+    expect(await validity()).toEqual([{ valid: true }]);
+    expect((await migrate(db, unique)).steps).toEqual([]);
   });
 });

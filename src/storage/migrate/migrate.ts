@@ -1,9 +1,11 @@
 import { ApiError } from '../../errors/api-error.js';
 import type { Model } from '../../schema/model.js';
 import type { Database, SqlRunner } from '../dialect.js';
-import { desiredSchema, MIGRATIONS_TABLE } from './desired-schema.js';
+import type { SchemaSource } from '../../schema/load-schema.js';
+import { latestAppliedSchema, recordAppliedSchema, type AppliedSchema } from './applied-schema.js';
+import { desiredSchema, MIGRATIONS_TABLE, SCHEMAS_TABLE } from './desired-schema.js';
 import { diffSchema } from './diff-schema.js';
-import type { ActualSchema, MigrationStep, SchemaSpec } from './schema-spec.js';
+import type { ActualSchema, IndexSpec, MigrationStep, SchemaSpec } from './schema-spec.js';
 
 export interface MigrateProgress {
   readonly step: MigrationStep;
@@ -19,19 +21,31 @@ export interface MigrateOptions {
   readonly dryRun?: boolean;
   /** Called before each step runs. */
   readonly onProgress?: (progress: MigrateProgress) => void;
+  /** The SDL the model came from, recorded as the schema now applied (when it differs from the latest recorded). */
+  readonly record?: { readonly sources: readonly SchemaSource[]; readonly appliedBy: string };
+  /**
+   * Called, under the migration lock and before any step, with the schema
+   * last applied when it differs from the model's; throws to refuse (the
+   * client contract check: `server/contract/`).
+   */
+  readonly guard?: (applied: AppliedSchema) => Promise<void> | void;
 }
 
 export interface MigrateResult {
   readonly steps: readonly MigrationStep[];
   /** True when steps ran and were committed. */
   readonly applied: boolean;
+  /** True when the schema was recorded as a new applied version. */
+  readonly recorded?: boolean;
 }
 
 /**
  * Brings the database to the model's schema. The schema is read and the
- * steps are run inside one transaction that also holds the migration lock,
- * so two instances starting together cannot both migrate, and a failing step
- * leaves the database as it was. Running it again finds nothing to do.
+ * steps are run inside one transaction, under the migration lock (SQLite:
+ * the transaction's write lock; PostgreSQL: an advisory lock held until its
+ * concurrent index builds end), so two instances starting together cannot
+ * both migrate, and a failing step leaves the database as it was. Running
+ * it again finds nothing to do.
  */
 export async function migrate(db: Database, model: Model, options: MigrateOptions = {}): Promise<MigrateResult> {
   const desired = desiredSchema(model);
@@ -40,18 +54,45 @@ export async function migrate(db: Database, model: Model, options: MigrateOption
     const steps = await withCaseDuplicates(db, db, desired, actual, diffSchema(desired, actual, db.schema));
     return { steps, applied: false };
   }
-  return db.schema.runMigration(async (tx) => {
+  const locked = db.schema.withMigrationLock;
+  if (locked === undefined) return migrateLocked(db, model, desired, options, undefined);
+  return locked((session) => migrateLocked(db, model, desired, options, session));
+}
+
+async function migrateLocked(db: Database, model: Model, desired: SchemaSpec, options: MigrateOptions, session: SqlRunner | undefined): Promise<MigrateResult> {
+  const result = await db.schema.runMigration(async (tx) => {
     const actual = await db.schema.introspect(tx);
+    const latest = actual.tables.has(SCHEMAS_TABLE) ? await latestAppliedSchema(db, tx) : undefined;
+    if (latest !== undefined && latest.hash !== model.hash) await options.guard?.(latest);
     const steps = await withCaseDuplicates(db, tx, desired, actual, diffSchema(desired, actual, db.schema));
     refuseUnsafe(steps, options.allowDestructive === true);
     for (const [index, step] of steps.entries()) {
+      if (step.concurrentIndex !== undefined) continue;
       options.onProgress?.({ step, index, total: steps.length });
       await runStep(tx, step);
     }
-    if (steps.length === 0) return { steps, applied: false };
+    const recorded = options.record === undefined ? {} : { recorded: await recordAppliedSchema(db, tx, { hash: model.hash, ...options.record }, latest) };
+    if (steps.length === 0) return { steps, applied: false, ...recorded };
     await recordVersion(db, tx, model.hash, steps);
-    return { steps, applied: true };
+    return { steps, applied: true, ...recorded };
   });
+  if (session !== undefined) await buildConcurrentIndexes(db, session, result.steps, options.onProgress);
+  return result;
+}
+
+/** The steps that build an index concurrently, after the transaction (PostgreSQL refuses them inside one). */
+async function buildConcurrentIndexes(db: Database, session: SqlRunner, steps: readonly MigrationStep[], onProgress: MigrateOptions['onProgress']): Promise<void> {
+  const concurrent = steps.filter((step) => step.concurrentIndex !== undefined);
+  const build = db.schema.buildIndexesConcurrently;
+  if (concurrent.length === 0 || build === undefined) return;
+  await build(
+    session,
+    concurrent.map((step) => step.concurrentIndex as IndexSpec),
+    (_index, position) => {
+      const step = concurrent[position] as MigrationStep;
+      onProgress?.({ step, index: steps.indexOf(step), total: steps.length });
+    },
+  );
 }
 
 /** At most this many groups of duplicates are named in a migration's refusal. */
@@ -72,7 +113,7 @@ async function withCaseDuplicates(db: Database, runner: SqlRunner, desired: Sche
     for (const index of table.indexes) {
       if (!index.unique || !index.caseInsensitive) continue;
       const create = db.schema.createIndex(index);
-      const at = result.findIndex((step) => step.sql.includes(create));
+      const at = result.findIndex((step) => step.sql.includes(create) || step.concurrentIndex?.name === index.name);
       const [column] = index.columns;
       const id = table.primaryKey[0];
       if (at === -1 || column === undefined || id === undefined || !existing.columns.some((c) => c.name === column)) continue;

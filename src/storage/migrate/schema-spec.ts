@@ -135,6 +135,12 @@ export interface MigrationStep {
   readonly destructive: boolean;
   /** Set when the step cannot be applied as the model stands (for example a required column without a default on a table with rows). */
   readonly problem: string | undefined;
+  /**
+   * An index built without blocking writes (PostgreSQL's CREATE INDEX
+   * CONCURRENTLY): it cannot run in a transaction, so it runs after the
+   * migration's transaction commits, still under the migration lock.
+   */
+  readonly concurrentIndex?: IndexSpec;
 }
 
 /** One change to one column of an existing table, in neutral terms; each dialect spells it. */
@@ -176,7 +182,21 @@ export interface SchemaDialect {
   /**
    * Runs a migration: one transaction, serialized against other migrators,
    * with whatever the dialect needs around DDL (SQLite: foreign keys off and
-   * checked before commit; PostgreSQL: an advisory lock, no statement timeout).
+   * checked before commit; PostgreSQL: no statement timeout, inside `withMigrationLock`).
    */
   runMigration<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T>;
+  /**
+   * Holds the migration lock around a whole migration (its transaction and
+   * then its concurrent index builds), on a session outside any transaction
+   * that `buildIndexesConcurrently` runs on. Absent where the migration's
+   * transaction is the lock (SQLite).
+   */
+  withMigrationLock?: <T>(work: (session: SqlRunner) => Promise<T>) => Promise<T>;
+  /**
+   * Builds indexes on existing tables without blocking writes, on the
+   * session that holds the migration lock; an index a failed build left
+   * invalid is dropped and built again, one already built is left alone.
+   * Absent where index builds run in the migration's transaction (SQLite).
+   */
+  buildIndexesConcurrently?: (session: SqlRunner, indexes: readonly IndexSpec[], onIndex: (index: IndexSpec, position: number) => void) => Promise<void>;
 }

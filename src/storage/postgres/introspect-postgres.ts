@@ -53,7 +53,7 @@ export async function introspectPostgres(db: SqlRunner): Promise<ActualSchema> {
       `FROM generate_subscripts(ix.indkey::int2[], 1) WITH ORDINALITY k(sub, ord) ORDER BY k.ord) AS columns ` +
       `FROM pg_index ix JOIN pg_class i ON i.oid = ix.indexrelid JOIN pg_class t ON t.oid = ix.indrelid ` +
       `JOIN pg_namespace n ON n.oid = t.relnamespace ` +
-      `WHERE ${IN_SCHEMA} AND NOT ix.indisprimary AND NOT EXISTS (SELECT 1 FROM pg_constraint con WHERE con.conindid = ix.indexrelid) ` +
+      `WHERE ${IN_SCHEMA} AND ix.indisvalid AND NOT ix.indisprimary AND NOT EXISTS (SELECT 1 FROM pg_constraint con WHERE con.conindid = ix.indexrelid) ` +
       `ORDER BY t.relname, i.relname`,
   );
   const names = tableRows.map((row) => row.name);

@@ -43,8 +43,10 @@ const PREPARABLE = /^\s*(?:select|with|insert|update|delete|values)\b/i;
 /** Names of prepared statements kept per SQL text; cleared when full (it only saves a hash). */
 const NAME_CACHE_LIMIT = 5000;
 
-/** Arbitrary fixed key of the advisory lock migrations hold. */
-const MIGRATION_LOCK = 'SELECT pg_advisory_xact_lock(7283110596124352513)';
+/** Arbitrary fixed key of the advisory lock a migration holds, on a session of its own, from before its transaction until its concurrent index builds end. */
+const MIGRATION_LOCK_KEY = '7283110596124352513';
+/** How long a migrator waiting for the lock sleeps between tries, at most (ms). */
+const MIGRATION_LOCK_POLL_MS = 500;
 
 interface TransactionScope {
   readonly owner: PostgresDatabase;
@@ -159,13 +161,14 @@ class PostgresDatabase implements Database {
     this.#changes = changes;
     this.rateCounts = createRateCountExchange(pool);
     this.#errors = createErrorLookup(options.model);
-    this.schema = createPostgresSchema((work) =>
-      this.transaction(async (tx) => {
-        // One migrator at a time; and DDL on a big table may take longer than a request may.
-        await tx.run(MIGRATION_LOCK);
-        await tx.run('SET LOCAL statement_timeout = 0');
-        return work(tx);
-      }),
+    this.schema = createPostgresSchema(
+      (work) =>
+        this.transaction(async (tx) => {
+          // DDL on a big table may take longer than a request may.
+          await tx.run('SET LOCAL statement_timeout = 0');
+          return work(tx);
+        }),
+      (work) => this.#migrationSession(work),
     );
   }
 
@@ -201,6 +204,45 @@ class PostgresDatabase implements Database {
     if (scope !== undefined) return scope.tx.run(sql, params);
     const result = await this.#withClient((client) => this.#send(client, sql, params));
     return { changes: result.rowCount ?? 0 };
+  }
+
+  /**
+   * One connection outside any transaction, holding the migration lock and
+   * without a statement timeout, for the whole migration: one migrator at a
+   * time, and statements PostgreSQL refuses inside a transaction (CREATE
+   * INDEX CONCURRENTLY) run on it after the transaction. The lock is tried,
+   * not waited for in a query: a query blocked on it would hold a snapshot,
+   * and a concurrent index build waits for every older snapshot to end, so
+   * the two migrators would deadlock.
+   */
+  async #migrationSession<T>(work: (session: SqlRunner) => Promise<T>): Promise<T> {
+    const client = await this.#connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('SET statement_timeout = 0');
+      for (let wait = 20; ; wait = Math.min(wait * 2, MIGRATION_LOCK_POLL_MS)) {
+        const { rows } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(${MIGRATION_LOCK_KEY}) AS locked`);
+        if (rows[0]?.locked === true) break;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+      try {
+        return await work({
+          all: async <Row = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<Row[]> =>
+            (await client.query(sql, [...params])).rows as Row[],
+          run: async (sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<{ readonly changes: number }> => ({
+            changes: (await client.query(sql, [...params])).rowCount ?? 0,
+          }),
+        });
+      } finally {
+        await client.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`);
+        await client.query('RESET statement_timeout');
+      }
+    } catch (error) {
+      broken = error instanceof Error ? error : new Error(String(error));
+      throw this.#map(error);
+    } finally {
+      client.release(broken);
+    }
   }
 
   /** BEGIN … COMMIT on one pooled connection. A nested call is rejected (no savepoints). */

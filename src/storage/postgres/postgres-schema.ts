@@ -12,7 +12,10 @@ import { POSTGRES_TYPES, postgresHooks } from './postgres-hooks.js';
 const q = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 const text = (value: string): string => `'${value.replaceAll("'", "''")}'`;
 
-export function createPostgresSchema(runMigration: SchemaDialect['runMigration']): SchemaDialect {
+export function createPostgresSchema(
+  runMigration: SchemaDialect['runMigration'],
+  migrationSession: <T>(work: (session: SqlRunner) => Promise<T>) => Promise<T>,
+): SchemaDialect {
   return {
     introspect: (db: SqlRunner) => introspectPostgres(db),
     columnType: (type: ColumnType): string => POSTGRES_TYPES[type],
@@ -28,7 +31,36 @@ export function createPostgresSchema(runMigration: SchemaDialect['runMigration']
       throw new Error('PostgreSQL changes tables in place; it never rebuilds them');
     },
     runMigration,
+    withMigrationLock: migrationSession,
+    buildIndexesConcurrently: async (session, indexes, onIndex) => {
+      for (const [position, index] of indexes.entries()) {
+        onIndex(index, position);
+        await buildConcurrently(session, index);
+      }
+    },
   };
+}
+
+/**
+ * CREATE INDEX CONCURRENTLY: writes go on while it builds. A build that
+ * fails leaves an INVALID index behind (still updated by every write, never
+ * used): it is dropped, now or, after a crash, by the next migration, which
+ * finds it invalid (introspection does not count it) and builds it again.
+ */
+async function buildConcurrently(session: SqlRunner, index: IndexSpec): Promise<void> {
+  const rows = await session.all<{ valid: boolean }>(
+    'SELECT ix.indisvalid AS valid FROM pg_index ix JOIN pg_class c ON c.oid = ix.indexrelid WHERE c.relname = $1 AND c.relnamespace = current_schema()::regnamespace',
+    [index.name],
+  );
+  // Another migrator built it while this one waited for the lock.
+  if (rows[0]?.valid === true) return;
+  if (rows[0] !== undefined) await session.run(`DROP INDEX CONCURRENTLY IF EXISTS ${q(index.name)}`);
+  try {
+    await session.run(createIndex(index).replace(/^CREATE (UNIQUE )?INDEX /, 'CREATE $1INDEX CONCURRENTLY '));
+  } catch (error) {
+    await session.run(`DROP INDEX CONCURRENTLY IF EXISTS ${q(index.name)}`).catch(() => undefined);
+    throw error;
+  }
 }
 
 /** `pg_get_expr` text → the canonical key: casts stripped, literals unquoted. */

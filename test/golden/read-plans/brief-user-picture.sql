@@ -28,7 +28,8 @@
   "params": [
     64,
     "42"
-  ]
+  ],
+  "deprecations": []
 }
 -- sqlite
 SELECT json_object('name', t0."name", 'profilePicture', ('/files/' || t0."profile_picture" || '/' || +?)) AS j FROM "users" t0 WHERE t0."id" = +?

@@ -45,7 +45,8 @@
   "params": [
     "1",
     3
-  ]
+  ],
+  "deprecations": []
 }
 -- sqlite
 SELECT * FROM (SELECT json_object('id', t0."id", 'cursor', hex(json_array('-createdAt,-id', t0."created_at", t0."id"))) AS j, t0."created_at" AS o0, t1."source_id" AS o1 FROM "users" t0 JOIN "users_followers" t1 ON t1."source_id" = t0."id" WHERE t1."target_id" = +? AND ((t0._rowid_ & 255) <> 0 OR diglot_deadline()) ORDER BY t0."created_at" ASC, t1."source_id" ASC LIMIT +? + 1) p UNION ALL SELECT NULL, NULL, NULL WHERE NOT EXISTS (SELECT 1 FROM "users" t2 WHERE t2."id" = +?)

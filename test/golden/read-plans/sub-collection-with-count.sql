@@ -70,7 +70,8 @@
     "1",
     "PUBLISHED",
     10
-  ]
+  ],
+  "deprecations": []
 }
 -- sqlite
 SELECT t4.j AS j, t4.o0, m.* FROM (SELECT (SELECT count(*) FROM "users" t0 WHERE t0."id" = +?) AS parent_found, (SELECT count(*) FROM "posts" t1 WHERE t1."author_id" = +? AND ((t1._rowid_ & 255) <> 0 OR diglot_deadline()) AND (t1."status" = +? OR t1."published_at" IS NULL)) AS total) m LEFT JOIN (SELECT (rtrim(json_object('title', t2."title"), '}') || ',"author":' || coalesce((SELECT json_object('name', t3."name") FROM "users" t3 WHERE t3."id" = t2."author_id"), 'null') || '}') AS j, t2."id" AS o0 FROM "posts" t2 WHERE t2."author_id" = +? AND ((t2._rowid_ & 255) <> 0 OR diglot_deadline()) AND (t2."status" = +? OR t2."published_at" IS NULL) ORDER BY t2."id" ASC LIMIT +? + 1) t4 ON 1=1 ORDER BY t4.o0 ASC NULLS LAST

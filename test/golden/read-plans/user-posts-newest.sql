@@ -51,7 +51,8 @@
   "params": [
     "1",
     10
-  ]
+  ],
+  "deprecations": []
 }
 -- sqlite
 SELECT * FROM (SELECT json_object('id', t0."id", 'title', t0."title", 'createdAt', t0."created_at") AS j, t0."created_at" AS o0, t0."id" AS o1 FROM "posts" t0 WHERE t0."author_id" = +? AND ((t0._rowid_ & 255) <> 0 OR diglot_deadline()) ORDER BY t0."created_at" DESC, t0."id" DESC LIMIT +? + 1) p UNION ALL SELECT NULL, NULL, NULL WHERE NOT EXISTS (SELECT 1 FROM "users" t1 WHERE t1."id" = +?)

@@ -79,7 +79,8 @@
     10,
     10,
     "1"
-  ]
+  ],
+  "deprecations": []
 }
 -- sqlite
 SELECT (rtrim(json_object('name', t0."name"), '}') || ',"posts":' || (SELECT ('[' || coalesce(group_concat(t2.j, ','), '') || ']') FROM (SELECT json_object('title', t1."title") AS j FROM "posts" t1 WHERE t1."author_id" = t0."id" AND ((t1._rowid_ & 255) <> 0 OR diglot_deadline()) ORDER BY t1."created_at" DESC, t1."id" DESC LIMIT +?) t2) || ',"followers":' || (SELECT ('[' || coalesce(group_concat(t5.j, ','), '') || ']') FROM (SELECT json_object('name', t3."name") AS j FROM "users" t3 JOIN "users_followers" t4 ON t4."target_id" = t3."id" WHERE t4."source_id" = t0."id" ORDER BY t4."target_id" ASC LIMIT +?) t5) || '}') AS j FROM "users" t0 WHERE t0."id" = +?

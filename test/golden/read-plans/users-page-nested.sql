@@ -154,7 +154,8 @@
     2,
     5,
     12
-  ]
+  ],
+  "deprecations": []
 }
 -- sqlite
 SELECT (rtrim(json_object('name', t0."name", 'isVerified', CASE t0."is_verified" WHEN 1 THEN x'01' WHEN 0 THEN x'02' END), '}') || ',"posts":' || (SELECT ('[' || coalesce(group_concat(t2.j, ','), '') || ']') FROM (SELECT json_object('title', t1."title") AS j FROM "posts" t1 WHERE t1."author_id" = t0."id" ORDER BY t1."id" ASC LIMIT +?) t2) || ',"followers":' || (SELECT ('[' || coalesce(group_concat(t5.j, ','), '') || ']') FROM (SELECT (rtrim(json_object('name', t3."name"), '}') || ',"posts":' || (SELECT ('[' || coalesce(group_concat(t7.j, ','), '') || ']') FROM (SELECT json_object('title', t6."title") AS j FROM "posts" t6 WHERE t6."author_id" = t3."id" ORDER BY t6."id" ASC LIMIT +?) t7) || '}') AS j FROM "users" t3 JOIN "users_followers" t4 ON t4."target_id" = t3."id" WHERE t4."source_id" = t0."id" ORDER BY t4."target_id" ASC LIMIT +?) t5) || ',' || substr(json_object('postsCount', (SELECT count(*) FROM "posts" t8 WHERE t8."author_id" = t0."id")), 2)) AS j, t0."name" AS o0, t0."id" AS o1 FROM "users" t0 WHERE ((t0._rowid_ & 255) <> 0 OR diglot_deadline()) AND (t0."role" IN (+?, +?) AND instr(t0."name", +?) = 1) ORDER BY t0."name" ASC, t0."id" ASC LIMIT +? + 1
