@@ -109,6 +109,8 @@ describe('GET /openapi.json and /docs', () => {
   });
 });
 
+const ADMIN_KEY = 'openapi-http-test-admin-key-0123456789';
+
 describeEachDialect('every REST operation answers as the OpenAPI document says', (ctx) => {
   let server: TestServer;
   let validator: ResponseValidator;
@@ -116,7 +118,10 @@ describeEachDialect('every REST operation answers as the OpenAPI document says',
   const exercised = new Set<string>();
 
   beforeAll(async () => {
-    server = await startServer(() => ctx.open(), { seed: { counts: { User: 6, Post: 12, Product: 4, Order: 4, OrderItem: 8 }, linksPerRecord: 2 } });
+    server = await startServer(() => ctx.open(), {
+      seed: { counts: { User: 6, Post: 12, Product: 4, Order: 4, OrderItem: 8 }, linksPerRecord: 2 },
+      server: { auth: { adminKey: ADMIN_KEY } },
+    });
     document = (await http(server.url, 'GET', '/openapi.json')).json as OpenApiDocument;
     validator = createResponseValidator(document);
   });
@@ -266,9 +271,34 @@ describeEachDialect('every REST operation answers as the OpenAPI document says',
     await call('GET', '/openapi.json', 200);
     await call('HEAD', '/openapi.json', 200);
 
+    // The start page, the change stream (as a stream it is test/server/change-stream.test.ts's) and the admin API.
+    const start = await call('GET', '/', 200, { headers: { accept: 'application/json' } });
+    await call('HEAD', '/', 200);
+    await call('GET', '/', 304, { headers: { accept: 'application/json', 'if-none-match': start.headers.get('etag') ?? '' } });
+    await call('GET', '/events', 406);
+    const admin = { authorization: `Bearer ${ADMIN_KEY}` };
+    await call('GET', '/admin/api-keys', 401, { headers: { authorization: 'Bearer dk_unknown' } });
+    const key = await call('POST', '/admin/api-keys', 201, { headers: admin, body: { name: 'document-key', role: 'ADMIN' } });
+    await call('POST', '/admin/api-keys', 400, { headers: admin, body: { name: '' } });
+    await call('GET', '/admin/api-keys', 200, { headers: admin });
+    await call('GET', `/admin/api-keys/${String(key.json.id)}`, 200, { headers: admin });
+    await call('DELETE', `/admin/api-keys/${String(key.json.id)}`, 200, { headers: admin });
+    await call('GET', '/admin/api-keys/missing', 404, { headers: admin });
+    await call('POST', '/admin/webhooks', 201, { headers: admin, body: { name: 'document-hook', url: 'http://127.0.0.1:9/', events: ['*'], paused: true } });
+    await call('GET', '/admin/webhooks', 200, { headers: admin });
+    await call('GET', '/admin/webhooks/document-hook', 200, { headers: admin });
+    await call('PATCH', '/admin/webhooks/document-hook', 200, { headers: admin, body: { timeoutMs: 1000 } });
+    await call('POST', '/admin/webhooks/document-hook/replay', 202, { headers: admin, body: { since: '2000-01-01T00:00:00Z' } });
+    await call('GET', '/admin/webhooks/document-hook/deliveries?limit=2', 200, { headers: admin });
+    const deliveries = await call('GET', '/admin/deliveries?status=pending', 200, { headers: admin });
+    const delivery = (deliveries.json.data as { id: string }[])[0];
+    await call('POST', `/admin/deliveries/${delivery?.id ?? 'missing'}/retry`, delivery === undefined ? 404 : 202, { headers: admin });
+    await call('DELETE', '/admin/webhooks/document-hook', 204, { headers: admin });
+    await call('GET', '/admin/schema', 200, { headers: admin });
+
     const operations = Object.values(document.paths).flatMap((item) => HTTP_METHODS.flatMap((method) => item[method]?.operationId ?? []));
     expect(operations.filter((operationId) => !exercised.has(operationId))).toEqual([]);
-  });
+  }, 60_000);
 
   it('says how to authenticate, and answers a refused credential on every operation with the documented 401', async () => {
     expect(Object.keys(document.components.securitySchemes)).toEqual(['bearerAuth', 'apiKey']);
@@ -320,7 +350,8 @@ function parseRoutes(tree: string): { path: string; methods: string[] }[] {
   const routes: { path: string; methods: string[] }[] = [];
   const stack: string[] = [];
   for (const line of tree.split('\n')) {
-    const match = /^([│├└─\s]*?)(\/\S*) \(([^)]+)\)$/.exec(line);
+    // A segment under the root route `/` is printed without its slash (`users` below `/`).
+    const match = /^([│├└─\s]*?)([^\s│├└─]\S*) \(([^)]+)\)$/.exec(line);
     if (match === null) continue;
     const depth = (match[1] ?? '').length / 4;
     stack.length = depth;

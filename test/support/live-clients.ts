@@ -49,7 +49,7 @@ export interface LiveSse {
 }
 
 /** An EventSource on `url`, sending `headers` (EventSource itself cannot: the package takes a fetch for that). */
-export function openEventSource(url: string, headers: Record<string, string> = {}): LiveSse {
+export function openEventSource(url: string, headers: Record<string, string> = {}, names: readonly string[] = []): LiveSse {
   const events = new Queue<SseEvent>();
   const source = new EventSource(url, {
     fetch: (input, init) => fetch(input, { ...init, headers: { ...(init.headers as Record<string, string>), ...headers } }),
@@ -59,6 +59,8 @@ export function openEventSource(url: string, headers: Record<string, string> = {
   source.addEventListener('problem', take('problem'));
   // A server shutting down says so last (src/rest/event-stream.ts), and EventSource reconnects.
   source.addEventListener('goodbye', take('goodbye'));
+  // The change stream names each message by its event type (`post.created`).
+  for (const name of names) source.addEventListener(name, take(name));
   const opened = new Promise<void>((resolve, reject) => {
     source.addEventListener('open', () => resolve());
     source.addEventListener('error', (error) => reject(new Error(`EventSource failed: ${String((error as { message?: string }).message)}`)));

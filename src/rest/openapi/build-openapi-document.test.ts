@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_REGISTRY } from '../../errors/registry.js';
 import { loadSchema, loadSchemaFiles } from '../../schema/load-schema.js';
 import type { Model } from '../../schema/model.js';
+import { ADMIN_TAG } from './admin-paths.js';
 import { buildOpenApiDocument, type OpenApiOptions } from './build-openapi-document.js';
 import { HTTP_METHODS, type JsonSchema, type OpenApiDocument, type Operation } from './openapi-types.js';
 
@@ -397,6 +398,8 @@ describe('the OpenAPI document', () => {
     // Without rules in the schema, nothing but a cross-site write is ever 403.
     const open = buildOpenApiDocument(edgeModel());
     for (const [route, operation] of operations(open)) {
+      // The admin API refuses everyone but the admin role, rules or not (checked below).
+      if (operation.tags.includes(ADMIN_TAG)) continue;
       const response = operation.responses['403'];
       const write = !route.startsWith('GET ') && !route.startsWith('HEAD ');
       expect(response === undefined ? [] : [(response as { description: string }).description.endsWith(`Codes: ${crossSite}.`)], route).toEqual(write ? [true] : []);
@@ -406,7 +409,7 @@ describe('the OpenAPI document', () => {
   it('marks the writes only the admin role may do as needing a credential, and only those', () => {
     const doc = buildOpenApiDocument(modelOf('rules.graphql', RULES_SDL), { files: true });
     const needing = operations(doc)
-      .filter(([, operation]) => operation.security !== undefined)
+      .filter(([, operation]) => operation.security !== undefined && !operation.tags.includes(ADMIN_TAG))
       .map(([route, operation]) => {
         expect(operation.security, route).toEqual([{ bearerAuth: [] }, { apiKey: [] }]);
         return route;
@@ -427,6 +430,17 @@ describe('the OpenAPI document', () => {
         'DELETE /vaults/{id}',
       ].sort(),
     );
-    expect(operations(buildOpenApiDocument(edgeModel())).filter(([, operation]) => operation.security !== undefined)).toEqual([]);
+    expect(operations(buildOpenApiDocument(edgeModel())).filter(([, operation]) => operation.security !== undefined && !operation.tags.includes(ADMIN_TAG))).toEqual([]);
+  });
+
+  it('documents every admin operation as needing a credential and refusing non-admins with FORBIDDEN; the change stream as open to all', () => {
+    const doc = buildOpenApiDocument(modelOf('rules.graphql', RULES_SDL));
+    const admin = operations(doc).filter(([route, operation]) => operation.tags.includes(ADMIN_TAG) && route.includes('/admin/'));
+    expect(admin.length).toBeGreaterThan(10);
+    for (const [route, operation] of admin) {
+      expect(operation.security, route).toEqual([{ bearerAuth: [] }, { apiKey: [] }]);
+      expect((operation.responses['403'] as { description: string }).description, route).toMatch(/Codes: FORBIDDEN\.$/);
+    }
+    expect(doc.paths['/events']?.get?.security).toBeUndefined();
   });
 });

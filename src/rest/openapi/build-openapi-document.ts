@@ -14,6 +14,8 @@ import { resourcePaths } from './resource-paths.js';
 import { accountPaths, ACCOUNTS_TAG } from './account-paths.js';
 import { anyCaller, securitySchemes } from './security-schemes.js';
 import { SERVICE_TAG, servicePaths } from './service-paths.js';
+import { ADMIN_TAG, adminPaths } from './admin-paths.js';
+import { changeStreamPath } from '../change-stream.js';
 
 export const DEFAULT_TITLE = 'Diglot API';
 
@@ -72,6 +74,8 @@ export function buildOpenApiDocument(model: Model, options: OpenApiOptions = {})
     Object.assign(schemas, accounts.schemas);
     tags.push({ name: ACCOUNTS_TAG, description: 'Sign-up, sign-in and tokens for the account type (docs/accounts.md).' });
   }
+  Object.assign(paths, adminPaths(model, names, changeStreamPath(model)));
+  tags.push({ name: ADMIN_TAG, description: 'The admin API (admin role only): API keys, account suspensions, webhook endpoints and deliveries, the schema; and the change stream, for everyone (docs/admin-api.md).' });
   Object.assign(paths, servicePaths());
   tags.push({ name: SERVICE_TAG, description: 'Health and the description of this API.' });
 

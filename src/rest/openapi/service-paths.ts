@@ -52,7 +52,34 @@ export function servicePaths(): Record<string, PathItem> {
     '503': ref('responses', 'ServiceUnavailable'),
   };
   const tags = [SERVICE_TAG];
+  const start = {
+    '200': {
+      description: 'What this server is: for a browser (Accept: text/html) a page, for anyone else JSON with the links and each type’s collection.',
+      headers: { ETag: ref('headers', 'ETag'), 'Cache-Control': ref('headers', 'Cache-Control') },
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            properties: {
+              name: { type: 'string' },
+              description: { type: 'string' },
+              links: { type: 'object', additionalProperties: { type: 'string' } },
+              types: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, collection: { type: 'string' }, graphql: { type: 'object' } } } },
+            },
+            required: ['name', 'links', 'types'],
+          },
+        },
+        'text/html': { schema: { type: 'string' } },
+      },
+    },
+    '304': ref('responses', 'NotModified'),
+    '401': ref('responses', 'Unauthenticated'),
+  };
   return {
+    '/': {
+      get: { operationId: 'getStart', summary: 'Start here', description: 'Links to the console, the API reference, GraphiQL, this document and health, and the collections.', tags, parameters: [ref('parameters', 'If-None-Match')], responses: start },
+      head: { operationId: 'headStart', summary: 'Start here, without the body', description: 'As GET /, without the body.', tags, parameters: [ref('parameters', 'If-None-Match')], responses: withoutBodies(start) },
+    },
     '/healthz': {
       get: { operationId: 'getHealth', summary: 'Health check', description: 'Whether the server is up and its database answers. Not cached.', tags, responses: health },
       head: { operationId: 'headHealth', summary: 'Health check without a body', description: 'As GET /healthz, without the body.', tags, responses: withoutBodies(health) },

@@ -25,6 +25,8 @@ export const EVENT_STATE_TABLE = '_diglot_event_state';
 export const API_KEYS_TABLE = '_diglot_api_keys';
 /** Automatic persisted queries (Apollo's protocol), shared by every instance (see storage/persisted-queries.ts). */
 export const PERSISTED_QUERIES_TABLE = '_diglot_persisted_queries';
+/** Webhook endpoints added at run time (the admin API), beside the configuration file's (see storage/webhook-endpoints.ts). */
+export const WEBHOOK_ENDPOINTS_TABLE = '_diglot_webhook_endpoints';
 
 /** Counts of uses of deprecated things, per client (see storage/deprecation-uses.ts). */
 export const DEPRECATION_USES_TABLE = '_diglot_deprecation_uses';
@@ -324,6 +326,28 @@ const SYSTEM_TABLES: readonly TableSpec[] = [
     ],
     primaryKey: ['hash'],
     indexes: [index(PERSISTED_QUERIES_TABLE, ['registered_at'], false, 'hash')],
+  }),
+  freezeTable({
+    name: WEBHOOK_ENDPOINTS_TABLE,
+    kind: 'system',
+    type: undefined,
+    columns: [
+      column('name', 'String', { nullable: false }),
+      column('url', 'String', { nullable: false }),
+      // JSON text: the event patterns, and the filter (null: none).
+      column('events', 'String', { nullable: false }),
+      column('filter', 'String', { nullable: true }),
+      // The signing secret: needed in clear to sign, never sent back.
+      column('secret', 'String', { nullable: false }),
+      column('paused', 'Int', { nullable: false, default: { kind: 'value', value: 0 } }),
+      column('timeout_ms', 'Int', { nullable: true }),
+      column('retry_for_ms', 'BigInt', { nullable: true }),
+      column('backoff_ms', 'Int', { nullable: true }),
+      column('created_at', 'DateTime', { nullable: false }),
+      column('updated_at', 'DateTime', { nullable: false }),
+    ],
+    primaryKey: ['name'],
+    indexes: [],
   }),
   freezeTable({
     name: DEPRECATION_USES_TABLE,
