@@ -15,7 +15,7 @@ import type { Model, ResourceType } from '../schema/model.js';
 import { header, searchOf } from '../util/http-request.js';
 import { toCamelCase } from '../util/naming.js';
 import { mergeVary } from '../util/vary.js';
-import { EVENT_STREAM, OpenStreams } from './event-stream.js';
+import { EVENT_STREAM, GOODBYE, OpenStreams } from './event-stream.js';
 import { problemOf } from './problem.js';
 import { parseRestQuery } from './query-params.js';
 import { methodNotAllowed } from './route-helpers.js';
@@ -169,6 +169,7 @@ function stream(request: FastifyRequest, reply: FastifyReply, iterators: readonl
   };
   const handle = {
     beat: (): void => write(': heartbeat\n\n'),
+    goodbye: (): void => write(GOODBYE),
     end: (): void => {
       if (!open) return;
       open = false;

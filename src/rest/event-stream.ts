@@ -26,7 +26,7 @@ interface OpenStream {
 }
 
 /** Sent to every live reader when the server shuts down: `retry` asks EventSource to reconnect after a second, with its Last-Event-ID. */
-const GOODBYE = `retry: 1000\nevent: goodbye\ndata: {"reason":"shutting down","reconnect":true}\n\n`;
+export const GOODBYE = `retry: 1000\nevent: goodbye\ndata: {"reason":"shutting down","reconnect":true}\n\n`;
 
 export class OpenStreams {
   readonly #streams = new Set<OpenStream>();
