@@ -19,6 +19,7 @@ import type { EventsOptions } from '../events/webhook-options.js';
 import { clientErrors } from './client-errors.js';
 import { AssetStore } from '../util/asset-store.js';
 import { registerAssetRoutes } from './asset-routes.js';
+import { registerConsolePage } from './console-page.js';
 import { registerCompression } from './compression.js';
 import { corsOrigins, registerCors, type CorsOptions } from './cors-policy.js';
 import { crossSiteGuard, upgradeRefusal } from './cross-site-guard.js';
@@ -228,6 +229,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   await registerCompression(app);
   const assets = new AssetStore();
   registerAssetRoutes(app, assets);
+  registerConsolePage(app, assets);
 
   app.get('/healthz', async (_request, reply) => {
     try {
