@@ -17,6 +17,7 @@ import { createAccounts, type AccountsOptions } from '../auth/accounts/accounts.
 import { createEventHub, type EventHub } from '../events/event-hub.js';
 import type { EventsOptions } from '../events/webhook-options.js';
 import { clientErrors } from './client-errors.js';
+import { closeConnectionsWhenAnswered } from './close-when-answered.js';
 import { AssetStore } from '../util/asset-store.js';
 import { registerAssetRoutes } from './asset-routes.js';
 import { registerConsolePage } from './console-page.js';
@@ -191,6 +192,15 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     },
   });
   edge.attach(app.server, app.log);
+  let stopClosingAnswered: (() => void) | undefined;
+  app.addHook('preClose', (done) => {
+    stopClosingAnswered = closeConnectionsWhenAnswered(app.server);
+    done();
+  });
+  app.addHook('onClose', (_app, done) => {
+    stopClosingAnswered?.();
+    done();
+  });
   installErrorHandling(app, { exposeInternals: options.exposeInternals === true, linger });
   // First of all hooks: a request naming a host this server does not answer to runs nothing (DNS rebinding).
   const hostCheck = compileHostPolicy({ publicUrl: options.publicUrl, allowedHosts: options.allowedHosts });

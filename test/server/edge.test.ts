@@ -9,6 +9,7 @@
  * These run on SQLite only: nothing here reaches SQL (the 503s, which do,
  * are in operations.test.ts, on both databases).
  */
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeSqlite } from '../support/databases.js';
 import { http } from '../support/http.js';
@@ -256,5 +257,27 @@ describeSqlite('HTTP edge: the lingering close is bounded', (ctx) => {
     const response = await sendUntilClosed(server.url, head('POST', '/users', { 'content-type': 'application/json', 'content-length': BIG }), filler(256 * 1024));
     expect(response.status).toBe(413);
     expect(response.json).toMatchObject({ code: 'BODY_TOO_LARGE' });
+  });
+});
+
+describeSqlite('HTTP edge: closing waits for answers, not for idle keep-alive connections', (ctx) => {
+  it('a request still arriving when the server starts closing is answered, and its keep-alive connection then closes with the server', async () => {
+    const server = await startServer(() => ctx.open(), { seed: false, files: false });
+    const body = JSON.stringify({ query: '{ __typename }' });
+    const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    // Expect: 100-continue tells when the server has the request (and so answers it, closing or not).
+    socket.write(head('POST', '/graphql', { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' }));
+    await new Promise<void>((resolve) => socket.once('data', () => resolve()));
+    const closed = server.close();
+    socket.write(body);
+    // Without closing answered connections, this waits for the 72 s keep-alive timeout and the test times out.
+    await closed;
+    await ended;
+    const answer = Buffer.concat(received).toString();
+    expect(answer).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+    expect(answer).toContain('"__typename":"Query"');
   });
 });
