@@ -5,6 +5,7 @@ import type { CredentialLifetime } from '../plan/request-context.js';
 import { ApiKeyStore } from '../storage/api-keys.js';
 import type { Database } from '../storage/dialect.js';
 import { LruCache } from '../util/lru-cache.js';
+import type { KeyRevocations } from './key-revocations.js';
 import { API_KEY_PREFIX, isApiKeyShape } from './api-key.js';
 import { parseClaimPath, readClaim } from './claim-path.js';
 import { credentialLifetime } from './credential-expiry.js';
@@ -35,6 +36,8 @@ export interface AuthenticatorOptions extends AuthOptions {
   readonly issuedTokens?: Pick<SigningKeys, 'owns' | 'verify'>;
   /** Accounts suspended now: a token of one is refused at once (403 ACCOUNT_SUSPENDED), remembered or not. */
   readonly suspended?: { has(accountId: string): boolean; watch(accountId: string, end: () => void): () => void };
+  /** Revocations of API keys: a revoked key is forgotten at once, and the streams it opened end. */
+  readonly revocations?: Pick<KeyRevocations, 'watch' | 'onRevoke'>;
   /** The clock, in ms since the epoch (tests move it; token checks and cache expiry both read it). */
   readonly now?: () => number;
 }
@@ -88,6 +91,15 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   const adminHash = options.adminKey === undefined ? undefined : hashCredential(options.adminKey);
   const admin: Principal = Object.freeze({ id: null, role: options.adminRole, claims: Object.freeze({}), admin: true, via: 'admin-key' });
   let verifications = 0;
+  /** API key id → the hash its principal is remembered under, so a revocation can forget it. */
+  const rememberedKeys = new Map<string, string>();
+  options.revocations?.onRevoke((keyId) => {
+    const forgotten = keyId === undefined ? [...rememberedKeys.entries()] : [[keyId, rememberedKeys.get(keyId)] as const];
+    for (const [id, hash] of forgotten) {
+      if (hash !== undefined) remembered.delete(hash);
+      rememberedKeys.delete(id);
+    }
+  });
 
   const fromApiKey = async (hash: string): Promise<Principal> => {
     if (store === undefined) throw unauthenticated('API keys are not accepted by this server');
@@ -95,7 +107,10 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     if (key === undefined) throw unauthenticated('The API key is not known');
     if (key.revokedAt !== null) throw unauthenticated('The API key has been revoked');
     const principal: Principal = Object.freeze({ id: key.id, role: key.role, claims: Object.freeze({}), admin: key.role === options.adminRole, via: 'api-key' });
-    if (apiKeyCacheMs > 0) remembered.set(hash, { principal, until: now() + apiKeyCacheMs });
+    if (apiKeyCacheMs > 0) {
+      remembered.set(hash, { principal, until: now() + apiKeyCacheMs });
+      rememberedKeys.set(key.id, hash);
+    }
     return principal;
   };
 
@@ -157,6 +172,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   };
 
   const lifetimeOf = (principal: Principal): CredentialLifetime => {
+    if (principal.via === 'api-key' && options.revocations !== undefined) return credentialLifetime(principal, options.revocations, 'revoked');
     const suspendable = suspended !== undefined && principal.id !== null && ownPrincipals.has(principal);
     return credentialLifetime(principal, suspendable ? suspended : undefined);
   };

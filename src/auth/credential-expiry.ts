@@ -11,10 +11,14 @@ const LONGEST_TIMER_MS = 2 ** 31 - 1;
  * token's `exp`, or, for an account's own token, until the account is
  * suspended. A request is checked when it arrives; a stream must end when
  * its credential does, or a token that expired or an account suspended
- * since would keep being answered. A credential without `exp` (an API key,
+ * since would keep being answered; so must a stream of an API key revoked since. A credential without `exp` (an API key,
  * the admin key, anonymous) does not expire here.
  */
-export function credentialLifetime(principal: Principal, suspensions?: { watch(accountId: string, end: () => void): () => void }): CredentialLifetime {
+export function credentialLifetime(
+  principal: Principal,
+  suspensions?: { watch(id: string, end: () => void): () => void },
+  why: Exclude<CredentialEnd, 'expired'> = 'suspended',
+): CredentialLifetime {
   return {
     onEnd(end) {
       // Either watch may fire at once (a token already past `exp`, an account already suspended).
@@ -32,7 +36,7 @@ export function credentialLifetime(principal: Principal, suspensions?: { watch(a
         end(why);
       };
       cancelExpiry = onExpiry(principal, () => once('expired'));
-      if (!state.ended && principal.id !== null && suspensions !== undefined) cancelSuspension = suspensions.watch(principal.id, () => once('suspended'));
+      if (!state.ended && principal.id !== null && suspensions !== undefined) cancelSuspension = suspensions.watch(principal.id, () => once(why));
       return cancel;
     },
   };
@@ -40,9 +44,9 @@ export function credentialLifetime(principal: Principal, suspensions?: { watch(a
 
 /** The error a stream ends with when its credential does: what a new request with it would get. */
 export function credentialEndError(why: CredentialEnd, retry: string): ApiError {
-  return why === 'suspended'
-    ? new ApiError('ACCOUNT_SUSPENDED', { detail: 'This account is suspended' })
-    : new ApiError('UNAUTHENTICATED', { detail: `The credential expired; ${retry}` });
+  if (why === 'suspended') return new ApiError('ACCOUNT_SUSPENDED', { detail: 'This account is suspended' });
+  if (why === 'revoked') return new ApiError('UNAUTHENTICATED', { detail: 'The API key has been revoked' });
+  return new ApiError('UNAUTHENTICATED', { detail: `The credential expired; ${retry}` });
 }
 
 function onExpiry(principal: Principal, expire: () => void): () => void {

@@ -327,6 +327,8 @@ async function serve(options: ServeOptions, config: DiglotConfig, seedIfEmpty: b
     requireIfMatch: options.requireIfMatch,
     rateLimits: { anonymous: options.rateLimitAnonymous, member: options.rateLimitMember, exchangeInterval: options.rateLimitExchange / 1000 },
     events: config.events,
+    // The admin API shows the schema as written, rules included.
+    schemaSources: options.schema.map((file) => ({ file, text: readFileSync(file, 'utf8') })),
     ...corsOption(options.corsOrigin),
     ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
     ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),

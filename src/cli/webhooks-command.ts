@@ -29,15 +29,15 @@ export function registerWebhookCommands(program: Command, ctx: WebhookCommandCon
   };
 
   common(webhooks.command('list'))
-    .description('the configured endpoints, with their deliveries by status')
+    .description('the endpoints (the configuration file’s and those added through the admin API), with their deliveries by status')
     .action(async (_options: unknown, command: Command) => {
       await withAdmin(command, async (admin) => {
-        const rows = (await admin.list()).map((e) => [e.name, e.url, e.events.join(','), String(e.pending), String(e.delivered), String(e.dead)]);
+        const rows = (await admin.list()).map((e) => [e.name, e.url, e.events.join(','), e.paused ? `${e.source}, paused` : e.source, String(e.pending), String(e.delivered), String(e.dead)]);
         if (rows.length === 0) {
-          process.stdout.write('no webhooks configured (diglot.config.json)\n');
+          process.stdout.write('no webhooks configured (diglot.config.json, or the admin API)\n');
           return;
         }
-        process.stdout.write(ctx.formatTable([['NAME', 'URL', 'EVENTS', 'PENDING', 'DELIVERED', 'DEAD'], ...rows]));
+        process.stdout.write(ctx.formatTable([['NAME', 'URL', 'EVENTS', 'SOURCE', 'PENDING', 'DELIVERED', 'DEAD'], ...rows]));
       });
     });
 

@@ -34,6 +34,10 @@ export const ERROR_REGISTRY = {
   FORBIDDEN: { status: 403, title: 'Forbidden' },
   FIELD_FORBIDDEN: { status: 403, title: 'Field forbidden' },
 
+  // admin: the admin API (src/admin/)
+  // A webhook endpoint from the configuration file: changed only by editing the file (docs/admin-api.md).
+  WEBHOOK_ENDPOINT_READ_ONLY: { status: 409, title: 'Webhook endpoint is read-only' },
+
   // accounts: sign-up, sign-in and tokens Diglot issues (src/auth/accounts/)
   INVALID_CREDENTIALS: { status: 401, title: 'Invalid credentials' },
   WEAK_PASSWORD: { status: 400, title: 'Password too weak' },

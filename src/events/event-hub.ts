@@ -3,7 +3,7 @@ import type { Engine } from '../engine/engine.js';
 import { OutboxStore, type NewDelivery, type StoredEvent } from '../storage/outbox.js';
 import { newId } from '../util/ids.js';
 import { eventMessage, type EventMessage } from './event-message.js';
-import { compileEndpoints, type Endpoint } from './webhook-endpoints.js';
+import { ENDPOINTS_CHANGED, WebhookRegistry } from './webhook-registry.js';
 import { DEFAULT_RETENTION_MS, type EventsOptions } from './webhook-options.js';
 import { WebhookSender, type EventsLogger } from './webhook-sender.js';
 
@@ -47,14 +47,32 @@ export interface EventHub {
 export interface EventHubOptions extends Partial<EventsOptions> {
   readonly engine: Engine;
   readonly logger?: EventsLogger | undefined;
+  /** The endpoints to send to (the configuration file's and the database's); made from `webhooks` when not given. */
+  readonly registry?: WebhookRegistry | undefined;
 }
 
 export function createEventHub(options: EventHubOptions): EventHub {
   const { engine } = options;
   const db = engine.db;
   const store = new OutboxStore(db);
-  const endpoints: Endpoint[] = compileEndpoints(engine.model, options.webhooks ?? []);
-  const senders = endpoints.map((endpoint) => new WebhookSender(endpoint, store, options.logger));
+  const registry = options.registry ?? new WebhookRegistry(engine.model, db, options.webhooks ?? [], options.logger);
+  /** One sender per endpoint that is not paused, made again when its definition changes. */
+  const senders = new Map<string, { readonly version: string; readonly sender: WebhookSender }>();
+  const syncSenders = (): void => {
+    const wanted = new Map(registry.current().filter((entry) => !entry.definition.paused).map((entry) => [entry.endpoint.name, entry]));
+    for (const [name, held] of senders) {
+      if (wanted.get(name)?.version === held.version) continue;
+      senders.delete(name);
+      void held.sender.stop();
+    }
+    for (const [name, entry] of wanted) {
+      if (senders.has(name) || stopped) continue;
+      const sender = new WebhookSender(entry.endpoint, store, options.logger);
+      senders.set(name, { version: entry.version, sender });
+      // A new or changed endpoint looks at once for what waits for it (a replay queued while it was paused).
+      if (started) sender.wake();
+    }
+  };
   const listeners = new Set<(events: readonly EventMessage[]) => void>();
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
   const retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
@@ -68,17 +86,17 @@ export function createEventHub(options: EventHubOptions): EventHub {
 
   /** Endpoints given deliveries since their senders were last woken. */
   const routed = new Set<string>();
+  // A paused endpoint is given nothing: what is published meanwhile is not queued for it (a replay sends it later).
   const route = (event: StoredEvent): NewDelivery[] =>
-    endpoints
-      .filter((endpoint) => endpoint.wants(event))
-      .map((endpoint) => {
+    registry
+      .current()
+      .filter((entry) => !entry.definition.paused && entry.endpoint.wants(event))
+      .map(({ endpoint }) => {
         routed.add(endpoint.name);
         return { id: newId(), eventSeq: event.seq, endpoint: endpoint.name };
       });
   const wakeSenders = (all: boolean): void => {
-    senders.forEach((sender, i) => {
-      if (all || routed.has((endpoints[i] as Endpoint).name)) sender.wake();
-    });
+    for (const [name, { sender }] of senders) if (all || routed.has(name)) sender.wake();
     routed.clear();
   };
 
@@ -137,7 +155,7 @@ export function createEventHub(options: EventHubOptions): EventHub {
   let dirty = false;
   let ticks = 0;
   /** Somebody waits for events now: webhooks or subscribers. Without them, publishing waits for the poll, in batches, off the writes' way. */
-  const consumed = (): boolean => endpoints.length > 0 || listeners.size > 0;
+  const consumed = (): boolean => senders.size > 0 || listeners.size > 0;
   /**
    * What the change bus says. A commit here publishes now (or at the next
    * poll when nobody waits); another instance's commit is published by that
@@ -152,6 +170,8 @@ export function createEventHub(options: EventHubOptions): EventHub {
       if (consumed()) wake();
     } else if (change.kind === 'poll') {
       ticks += 1;
+      // Without a channel (SQLite), another process's change of the endpoints is seen when the database moved.
+      if (db.listen === undefined && change.moved) void registry.reload();
       if (dirty || change.moved || ticks % SAFETY_POLLS === 0) wake();
       wakeSenders(true);
     }
@@ -192,9 +212,13 @@ export function createEventHub(options: EventHubOptions): EventHub {
       if (started) return;
       started = true;
       seen = await store.lastPublished();
+      cleanups.push(registry.onChange(syncSenders));
+      await registry.reload();
       cleanups.push(engine.changes.subscribe(changed, { pollMs }));
       if (db.listen !== undefined) {
         const unlisten = await db.listen(EVENTS_CHANNEL, (payload) => {
+          // Another instance changed the database's endpoints (or, after a reconnection, may have).
+          if (payload === ENDPOINTS_CHANGED || payload === undefined) void registry.reload();
           wake();
           // Deliveries added by hand, or a reconnection after which anything may have been missed.
           if (payload === DELIVERIES_CHANGED || payload === undefined) wakeSenders(true);
@@ -216,7 +240,7 @@ export function createEventHub(options: EventHubOptions): EventHub {
       stopped = true;
       for (const timer of timers) clearInterval(timer);
       await pumping;
-      await Promise.all(senders.map((sender) => sender.stop()));
+      await Promise.all([...senders.values()].map((held) => held.sender.stop()));
       for (const cleanup of cleanups) await cleanup();
     },
   };

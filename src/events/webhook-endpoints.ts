@@ -47,6 +47,12 @@ export function patternMatches(pattern: string, type: string): boolean {
   return pattern === '*' || pattern === type || (pattern.endsWith('.*') && type.startsWith(pattern.slice(0, -1)));
 }
 
+/** A problem with one endpoint's options: where (an RFC 6901 pointer into them) and what. */
+export interface EndpointProblem {
+  readonly pointer: string;
+  readonly detail: string;
+}
+
 /**
  * Checks each endpoint against the model (patterns that match no event
  * type, filters on fields a covered type lacks) and prepares it. Throws one
@@ -61,56 +67,66 @@ export function compileEndpoints(model: Model, webhooks: readonly WebhookOptions
     const where = `webhooks[${i}] (${options.name})`;
     if (names.has(options.name)) problems.push(`${where}: another webhook has the name ${options.name}; give each a distinct "name"`);
     names.add(options.name);
-    const covered = new Set<ResourceType>();
-    for (const pattern of options.events) {
-      const matched = [...known].filter(([type]) => patternMatches(pattern, type));
-      if (matched.length === 0) {
-        const hint = suggest(pattern, [...known.keys(), ...new Set([...known.keys()].map((type) => `${type.slice(0, type.indexOf('.'))}.*`))]);
-        problems.push(`${where}: "${pattern}" matches no event type${hint === undefined ? '' : `; did you mean "${hint}"?`}`);
-      }
-      for (const [, type] of matched) covered.add(type);
-    }
-    const filters = new Map<string, { filter: Filter; params: unknown[] }>();
-    if (options.filter !== undefined) {
-      for (const type of covered) {
-        const params: unknown[] = [];
-        try {
-          const filter = buildFilter({ model, param: (value): Param => ({ param: params.push(value) - 1 }), fromText: false, path: 'filter' }, type, options.filter);
-          filters.set(type.name, { filter, params });
-        } catch (error) {
-          const detail = error instanceof ApiError ? (error.detail ?? error.message) : String(error);
-          problems.push(`${where}: its filter does not apply to ${type.name} events: ${detail}`);
-        }
-      }
-    }
-    let signer: Webhook | undefined;
-    try {
-      signer = new Webhook(options.secret);
-    } catch {
-      problems.push(`${where}: the secret is not a Standard Webhooks secret ("whsec_" and base64)`);
-    }
-    if (signer === undefined) return;
-    const patterns = options.events;
-    endpoints.push(
-      Object.freeze({
-        name: options.name,
-        url: options.url,
-        signer,
-        timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        retryForMs: options.retryForMs ?? DEFAULT_RETRY_FOR_MS,
-        backoffMs: options.backoffMs ?? DEFAULT_BACKOFF_MS,
-        wants: (event: StoredEvent): boolean => {
-          if (!patterns.some((pattern) => patternMatches(pattern, event.type))) return false;
-          const type = known.get(event.type);
-          const compiled = type === undefined ? undefined : filters.get(type.name);
-          if (options.filter === undefined) return true;
-          if (compiled === undefined) return false;
-          const image = event.record ?? event.previous;
-          return image !== null && matchesFilter(compiled.filter, compiled.params, JSON.parse(image) as Record<string, unknown>);
-        },
-      }),
-    );
+    const endpoint = compileEndpoint(model, known, options, (problem) => problems.push(`${where}: ${problem.detail}`));
+    if (endpoint !== undefined) endpoints.push(endpoint);
   });
   if (problems.length > 0) throw new Error(`webhook configuration:\n  ${problems.join('\n  ')}`);
   return endpoints;
+}
+
+/** One endpoint checked against the model: every problem, or none and the endpoint ready to route and sign. */
+export function checkEndpoint(model: Model, options: WebhookOptions): { readonly endpoint: Endpoint | undefined; readonly problems: readonly EndpointProblem[] } {
+  const problems: EndpointProblem[] = [];
+  const endpoint = compileEndpoint(model, eventTypesOf(model), options, (problem) => problems.push(problem));
+  return { endpoint: problems.length === 0 ? endpoint : undefined, problems };
+}
+
+function compileEndpoint(model: Model, known: Map<string, ResourceType>, options: WebhookOptions, report: (problem: EndpointProblem) => void): Endpoint | undefined {
+  const covered = new Set<ResourceType>();
+  options.events.forEach((pattern, i) => {
+    const matched = [...known].filter(([type]) => patternMatches(pattern, type));
+    if (matched.length === 0) {
+      const hint = suggest(pattern, [...known.keys(), ...new Set([...known.keys()].map((type) => `${type.slice(0, type.indexOf('.'))}.*`))]);
+      report({ pointer: `/events/${i}`, detail: `"${pattern}" matches no event type${hint === undefined ? '' : `; did you mean "${hint}"?`}` });
+    }
+    for (const [, type] of matched) covered.add(type);
+  });
+  const filters = new Map<string, { filter: Filter; params: unknown[] }>();
+  if (options.filter !== undefined) {
+    for (const type of covered) {
+      const params: unknown[] = [];
+      try {
+        const filter = buildFilter({ model, param: (value): Param => ({ param: params.push(value) - 1 }), fromText: false, path: 'filter' }, type, options.filter);
+        filters.set(type.name, { filter, params });
+      } catch (error) {
+        const detail = error instanceof ApiError ? (error.detail ?? error.message) : String(error);
+        report({ pointer: '/filter', detail: `its filter does not apply to ${type.name} events: ${detail}` });
+      }
+    }
+  }
+  let signer: Webhook | undefined;
+  try {
+    signer = new Webhook(options.secret);
+  } catch {
+    report({ pointer: '/secret', detail: 'the secret is not a Standard Webhooks secret ("whsec_" and base64)' });
+  }
+  if (signer === undefined) return undefined;
+  const patterns = options.events;
+  return Object.freeze({
+    name: options.name,
+    url: options.url,
+    signer,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    retryForMs: options.retryForMs ?? DEFAULT_RETRY_FOR_MS,
+    backoffMs: options.backoffMs ?? DEFAULT_BACKOFF_MS,
+    wants: (event: StoredEvent): boolean => {
+      if (!patterns.some((pattern) => patternMatches(pattern, event.type))) return false;
+      const type = known.get(event.type);
+      const compiled = type === undefined ? undefined : filters.get(type.name);
+      if (options.filter === undefined) return true;
+      if (compiled === undefined) return false;
+      const image = event.record ?? event.previous;
+      return image !== null && matchesFilter(compiled.filter, compiled.params, JSON.parse(image) as Record<string, unknown>);
+    },
+  });
 }

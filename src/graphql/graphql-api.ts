@@ -3,6 +3,7 @@ import { printSchema } from 'graphql';
 import { contextOf } from '../auth/request-principal.js';
 import type { Engine } from '../engine/engine.js';
 import type { Accounts } from '../auth/accounts/accounts.js';
+import type { AdminService } from '../admin/admin-service.js';
 import type { EventHub } from '../events/event-hub.js';
 import { ApiError } from '../errors/api-error.js';
 import { apiErrorOf } from '../errors/framework-error.js';
@@ -45,6 +46,8 @@ export interface GraphqlApiOptions {
   readonly events?: (() => EventHub | undefined) | undefined;
   /** Where GraphiQL's page puts its scripts and styles (served by the server under /assets/). */
   readonly assets: AssetStore;
+  /** The admin API behind the `admin…` fields (docs/admin-api.md). */
+  readonly admin?: AdminService | undefined;
 }
 
 const ENDPOINT = '/graphql';
@@ -62,7 +65,7 @@ export const GRAPHQL_METHODS: readonly string[] = ['GET', 'HEAD', 'POST', 'OPTIO
  */
 export function registerGraphqlApi(app: FastifyInstance, options: GraphqlApiOptions): void {
   const resolved = resolveGraphqlOptions(options.graphql);
-  const handler = createGraphqlHandler(options.engine, options.limits, resolved, options.accounts, options.events);
+  const handler = createGraphqlHandler(options.engine, options.limits, resolved, options.accounts, options.events, options.admin);
   const graphiql = graphiqlPage(ENDPOINT, options.engine.model, options.assets);
   const sseStreams: OpenSseStreams = new Set();
   const sse = createGraphqlSseRoute(handler, sseStreams);

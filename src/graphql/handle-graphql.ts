@@ -2,6 +2,7 @@ import { assertScalarType, getVariableValues, GraphQLError, OperationTypeNode } 
 import { cacheHeaders } from '../engine/cache-headers.js';
 import type { Engine } from '../engine/engine.js';
 import type { Accounts } from '../auth/accounts/accounts.js';
+import type { AdminService } from '../admin/admin-service.js';
 import { askerKey } from '../plan/principal.js';
 import type { RequestContext } from '../plan/request-context.js';
 import { ApiError, isApiError } from '../errors/api-error.js';
@@ -108,6 +109,7 @@ export function createGraphqlHandler(
   options: ResolvedGraphqlOptions,
   accounts?: Accounts,
   events?: () => EventHub | undefined,
+  admin?: AdminService,
 ): GraphqlHandler {
   const generated = buildGraphqlSchema(engine.model);
   const prepare = createDocumentPreparer(generated, options.limits, options.documentCacheSize);
@@ -287,7 +289,7 @@ export function createGraphqlHandler(
     let outcome: RunOutcome;
     try {
       outcome = await runOperation(
-        { engine, generated, planLimits, format, context, accounts },
+        { engine, generated, planLimits, format, context, accounts, admin },
         { operation, fragments, rawVariables, steps: bound.steps, reads: bound.reads },
         cache,
       );
@@ -329,7 +331,7 @@ export function createGraphqlHandler(
     const bound = compileFresh(chosen, rawVariables, undefined, context);
     if ('errors' in bound) return single(await refuse(bound, httpRequest, requestErrors));
     const format = formatOptions(context.log);
-    const ctx = { engine, generated, planLimits, format, context, accounts };
+    const ctx = { engine, generated, planLimits, format, context, accounts, admin };
     const eventStep = bound.steps.find(isEventStep);
     const hub = events?.();
     if (eventStep !== undefined && hub !== undefined) {

@@ -24,8 +24,8 @@ export interface RequestContext {
   readonly credential: CredentialLifetime;
 }
 
-/** Why a credential stopped being good: its token expired, or its account was suspended since. */
-export type CredentialEnd = 'expired' | 'suspended';
+/** Why a credential stopped being good: its token expired, its account was suspended since, or its API key revoked. */
+export type CredentialEnd = 'expired' | 'suspended' | 'revoked';
 
 export interface CredentialLifetime {
   /** Calls `end` once, when the credential stops being good; returns the cancel function. */

@@ -8,7 +8,11 @@ import { ApiError } from '../errors/api-error.js';
 import { PROBLEM_CONTENT_TYPE, problemOf } from '../rest/problem.js';
 import { registerRestApi } from '../rest/rest-api.js';
 import type { FileAccess } from '../rest/file-routes.js';
-import { registerGraphqlApi, type GraphqlOptions } from '../graphql/graphql-api.js';
+import { printGraphqlSchema, registerGraphqlApi, type GraphqlOptions } from '../graphql/graphql-api.js';
+import { createAdminService } from '../admin/admin-service.js';
+import { createKeyRevocations } from '../auth/key-revocations.js';
+import { WebhookRegistry } from '../events/webhook-registry.js';
+import { registerAdminRoutes } from '../rest/admin-routes.js';
 import { registerOpenApi } from '../rest/openapi/register-openapi.js';
 import { multipartLimits } from '../files/multipart-parts.js';
 import { adminRoleOf } from '../auth/admin-role.js';
@@ -118,6 +122,8 @@ export interface ServerOptions {
   readonly fileAccess?: FileAccess;
   /** Webhook endpoints, event retention and the poll (src/events/, docs/events.md); events are published without them too. */
   readonly events?: Partial<EventsOptions>;
+  /** The schema files as written, which the admin API shows (`GET /admin/schema`, docs/admin-api.md); none by default. */
+  readonly schemaSources?: readonly { readonly file: string; readonly text: string }[];
 }
 
 const hubs = new WeakMap<FastifyInstance, EventHub>();
@@ -217,7 +223,10 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   app.addHook('onClose', async () => {
     await accounts?.close();
   });
-  const authenticator = createAuthenticator({ ...options.auth, adminRole: adminRoleOf(engine.model), db: engine.db, issuedTokens: accounts?.keys, suspended: accounts?.suspensions });
+  const revocations = await createKeyRevocations(engine.db);
+  app.addHook('onClose', () => revocations.close());
+  const adminRole = adminRoleOf(engine.model);
+  const authenticator = createAuthenticator({ ...options.auth, adminRole, db: engine.db, issuedTokens: accounts?.keys, suspended: accounts?.suspensions, revocations });
   const rateLimits = await createRateLimits(options.rateLimits, engine.db, engine.model.roles?.values, (error) => {
     app.log.warn({ err: error }, 'rate-limit counts could not be traded with other instances; counting alone until they can');
   });
@@ -256,6 +265,20 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     await app.register(multipart, { limits: multipartLimits(engine.files.limits, options.bodyLimit ?? 1024 * 1024) });
   }
   const limits = resolvePlanLimits(options.limits);
+  const eventsOptions: EventsOptions = { webhooks: [], ...options.events };
+  const webhooks = new WebhookRegistry(engine.model, engine.db, eventsOptions.webhooks, app.log);
+  const admin = createAdminService({
+    engine,
+    limits,
+    adminRole,
+    revocations,
+    registry: webhooks,
+    events: eventsOptions,
+    suspensions: accounts?.suspensions,
+    schemaSources: options.schemaSources ?? [],
+    graphqlSdl: () => printGraphqlSchema(engine.model),
+  });
+  registerAdminRoutes(app, admin);
   registerRestApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true, eventStream: options.eventStream, accounts, fileAccess: options.fileAccess });
   registerGraphqlApi(app, {
     engine,
@@ -276,9 +299,10 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     accounts,
     assets,
     events: () => hubs.get(app),
+    admin,
   });
   registerOpenApi(app, { engine, limits, requireIfMatch: options.requireIfMatch === true, assets });
-  const events = createEventHub({ engine, logger: app.log, ...options.events });
+  const events = createEventHub({ engine, logger: app.log, ...options.events, registry: webhooks });
   hubs.set(app, events);
   app.addHook('onClose', () => events.stop());
   await app.ready();

@@ -226,13 +226,20 @@ export class OutboxStore {
     return rows.map(numbered);
   }
 
-  /** Published events created at or after `since` (for replay), after publication position `after`, in publication order. */
-  async eventsSince(since: string, after: number, limit: number): Promise<StoredEvent[]> {
+  /** Published events created at or after `since` (and before `until`, if given), after publication position `after`, in publication order (for replay). */
+  async eventsSince(since: string, after: number, limit: number, until?: string): Promise<StoredEvent[]> {
+    const before = until === undefined ? '' : ` AND e.created_at < ${this.p(3)}`;
     const rows = await this.db.all<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM ${EVENTS_TABLE_Q} e WHERE e.created_at >= ${this.p(0)} AND e.published > ${this.p(1)} ORDER BY e.published LIMIT ${this.p(2)}`,
-      [since, after, limit],
+      `SELECT ${EVENT_COLUMNS} FROM ${EVENTS_TABLE_Q} e WHERE e.created_at >= ${this.p(0)} AND e.published > ${this.p(1)}${before} ORDER BY e.published LIMIT ${this.p(2)}`,
+      until === undefined ? [since, after, limit] : [since, after, limit, until],
     );
     return rows.map(numbered);
+  }
+
+  /** A published event by its id (`evt_…`), for a replay of one: a scan of the kept events, which nothing else looks up by id. */
+  async eventById(id: string): Promise<StoredEvent | undefined> {
+    const [row] = await this.db.all<EventRow>(`SELECT ${EVENT_COLUMNS} FROM ${EVENTS_TABLE_Q} e WHERE e.id = ${this.p(0)} AND e.published IS NOT NULL`, [id]);
+    return row === undefined ? undefined : numbered(row);
   }
 
   /**
@@ -295,12 +302,33 @@ export class OutboxStore {
     return rows.map((row) => ({ ...deliveryRow(row), eventId: row.eventId, eventType: row.eventType }));
   }
 
+  async delivery(id: string): Promise<(Delivery & { readonly eventId: string; readonly eventType: string }) | undefined> {
+    const [row] = await this.db.all<DeliveryRow & { eventId: string; eventType: string }>(
+      `SELECT ${DELIVERY_COLUMNS}, e.id AS "eventId", e.type AS "eventType" FROM ${DELIVERIES_TABLE_Q} d JOIN ${EVENTS_TABLE_Q} e ON e.seq = d.event_seq WHERE d.id = ${this.p(0)}`,
+      [id],
+    );
+    return row === undefined ? undefined : { ...deliveryRow(row), eventId: row.eventId, eventType: row.eventType };
+  }
+
+  /** The attempts of several deliveries at once, by delivery id, each in order. */
+  async attemptsOf(deliveryIds: readonly string[]): Promise<Map<string, DeliveryAttempt[]>> {
+    const found = new Map<string, DeliveryAttempt[]>(deliveryIds.map((id) => [id, []]));
+    if (deliveryIds.length === 0) return found;
+    const rows = await this.db.all<AttemptRow>(
+      `SELECT delivery_id AS "deliveryId", attempt, at, outcome, code, latency_ms AS "latencyMs", error FROM ${DELIVERY_LOG_TABLE_Q} ` +
+        `WHERE delivery_id IN (${deliveryIds.map((_, i) => this.p(i)).join(', ')}) ORDER BY seq`,
+      [...deliveryIds],
+    );
+    for (const row of rows) found.get(row.deliveryId)?.push(attemptOf(row));
+    return found;
+  }
+
   async attempts(deliveryId: string): Promise<DeliveryAttempt[]> {
     const rows = await this.db.all<AttemptRow>(
       `SELECT delivery_id AS "deliveryId", attempt, at, outcome, code, latency_ms AS "latencyMs", error FROM ${DELIVERY_LOG_TABLE_Q} WHERE delivery_id = ${this.p(0)} ORDER BY seq`,
       [deliveryId],
     );
-    return rows.map((row) => ({ ...row, attempt: Number(row.attempt), latencyMs: Number(row.latencyMs), code: row.code === null ? null : Number(row.code) }));
+    return rows.map(attemptOf);
   }
 
   /** Deliveries by endpoint and status, for `diglot webhooks list`. */
@@ -354,6 +382,10 @@ const EVENT_STATE_TABLE_Q = `"${EVENT_STATE_TABLE}"`;
 
 function numbered(row: EventRow): StoredEvent {
   return { ...row, seq: Number(row.seq), published: Number(row.published ?? 0) };
+}
+
+function attemptOf(row: AttemptRow): DeliveryAttempt {
+  return { ...row, attempt: Number(row.attempt), latencyMs: Number(row.latencyMs), code: row.code === null ? null : Number(row.code) };
 }
 
 function deliveryRow(row: DeliveryRow): Delivery {

@@ -1,7 +1,7 @@
-import { getArgumentValues, GraphQLError, OperationTypeNode, type FieldNode, type GraphQLObjectType, type OperationDefinitionNode } from 'graphql';
+import { getArgumentValues, GraphQLError, isNonNullType, OperationTypeNode, type FieldNode, type GraphQLObjectType, type OperationDefinitionNode } from 'graphql';
 import type { FieldRequest, ListArgs } from '../../plan/build-read.js';
 import type { FilterInput } from '../../plan/build-filter.js';
-import type { RootRole } from '../schema/roles.js';
+import type { AdminRootRole, ModelRootRole } from '../schema/roles.js';
 import { buildSelection, filterOf, listArgsOf, type SelectionContext } from './build-selection.js';
 import { collectFields } from './collect-fields.js';
 import { SESSION_TYPE } from '../schema/account-fields.js';
@@ -18,7 +18,7 @@ export type RootStep =
       readonly kind: 'data';
       readonly key: string;
       readonly nodes: readonly FieldNode[];
-      readonly role: RootRole;
+      readonly role: ModelRootRole;
       readonly nullable: boolean;
       readonly args: Readonly<Record<string, unknown>>;
       readonly select: readonly FieldRequest[];
@@ -27,6 +27,15 @@ export type RootStep =
       readonly filter: FilterInput | undefined;
       /** An `AuthSession` answer's fields by response key (`select` is then its `account`'s selection). */
       readonly session?: readonly SessionKey[] | undefined;
+    }
+  /** An admin API field: answered by the admin service, its selection by graphql-js (execute/run-admin.ts). */
+  | {
+      readonly kind: 'admin';
+      readonly key: string;
+      readonly nodes: readonly FieldNode[];
+      readonly role: AdminRootRole;
+      readonly nullable: boolean;
+      readonly args: Readonly<Record<string, unknown>>;
     }
   /** The field's arguments or selection could not be made sense of. */
   | { readonly kind: 'failed'; readonly key: string; readonly nodes: readonly FieldNode[]; readonly nullable: boolean; readonly error: unknown };
@@ -63,9 +72,13 @@ export function compileOperation(ctx: SelectionContext, operation: OperationDefi
     const role = roles.get(name);
     const definition = rootType.getFields()[name];
     if (role === undefined || definition === undefined) throw new Error(`Validated root field ${rootType.name}.${name} has no role`);
-    const nullable = role.kind === 'one' || role.kind === 'delete' || role.kind === 'me';
     try {
       const args = getArgumentValues(definition, node, ctx.variables);
+      if (role.kind === 'admin') {
+        steps.push({ kind: 'admin', key, nodes, role, nullable: !isNonNullType(definition.type), args });
+        continue;
+      }
+      const nullable = role.kind === 'one' || role.kind === 'delete' || role.kind === 'me';
       if (role.kind === 'account') {
         steps.push({ kind: 'data', key, nodes, role, nullable, args, ...sessionSelection(ctx, role.session, nodes, role.type.name), list: undefined, filter: undefined });
         continue;
@@ -75,7 +88,7 @@ export function compileOperation(ctx: SelectionContext, operation: OperationDefi
       steps.push({ kind: 'data', key, nodes, role, nullable, args, select, list, filter: filterOf(args['filter']) });
     } catch (error) {
       if (!(error instanceof GraphQLError)) throw error;
-      steps.push({ kind: 'failed', key, nodes, nullable, error });
+      steps.push({ kind: 'failed', key, nodes, nullable: !isNonNullType(definition.type), error });
     }
   }
   return { steps };

@@ -113,7 +113,8 @@ export class OperationTemplates {
    * is not remembered, so its errors keep coming from the full path.
    */
   remember(key: string, slots: readonly SlotVariable[], compiled: CompiledOperation, reads: readonly (PlannedRead | undefined)[]): void {
-    if (compiled.steps.some((step) => step.kind === 'failed')) return;
+    // Admin fields read their arguments each time (a template keeps none).
+    if (compiled.steps.some((step) => step.kind === 'failed' || step.kind === 'admin')) return;
     if (reads.some((read) => read !== undefined && !('plan' in read))) return;
     const bindings: SlotBinding[] = [];
     for (const slot of slots) {

@@ -5,6 +5,7 @@ import { planReadList, planReadOne, type PlanLimits, type PlanOptions } from '..
 import { ownAccountId } from '../../plan/principal.js';
 import type { RequestContext } from '../../plan/request-context.js';
 import type { Accounts } from '../../auth/accounts/accounts.js';
+import type { AdminService } from '../../admin/admin-service.js';
 import type { ReadPlan } from '../../plan/read-plan.js';
 import { checkWriteRights, planCreate, planDelete, planLink, planUpdate } from '../../plan/build-write.js';
 import { validateInput } from '../../plan/validate-input.js';
@@ -15,6 +16,7 @@ import { withheldErrors } from '../response/withheld-errors.js';
 import type { GeneratedSchema } from '../schema/roles.js';
 import type { RootStep } from './compile-operation.js';
 import { runAccountFlow } from './run-account-flow.js';
+import { runAdminStep } from './run-admin.js';
 import { introspect, type FieldOutcome } from './introspect.js';
 
 export interface RunContext extends PlanContext {
@@ -23,6 +25,8 @@ export interface RunContext extends PlanContext {
   readonly format: FormatOptions;
   /** The accounts flows, when a type is marked `@account`. */
   readonly accounts?: Accounts | undefined;
+  /** The admin API behind the `admin…` fields. */
+  readonly admin?: AdminService | undefined;
 }
 
 export interface RunnableOperation {
@@ -91,8 +95,8 @@ export async function runOperation(ctx: RunContext, op: RunnableOperation, cache
   if (op.operation.operation === OperationTypeNode.MUTATION) {
     let ran = false;
     for (const [index, step] of op.steps.entries()) {
-      if (step.kind !== 'data') continue;
-      const outcome = await settleRead(ctx, step, () => runMutation(ctx, step));
+      if (step.kind !== 'data' && step.kind !== 'admin') continue;
+      const outcome = step.kind === 'admin' ? await runAdminStep(ctx, op, step) : await settleRead(ctx, step, () => runMutation(ctx, step));
       // Refused before anything ran: the whole request is (429); after a write, only the fields it did not reach.
       if (!ran && 'error' in outcome && isRateLimited(outcome.error)) throw outcome.error;
       outcomes[index] = outcome;
@@ -100,6 +104,11 @@ export async function runOperation(ctx: RunContext, op: RunnableOperation, cache
     }
     return { status: 200, ...assemble(ctx, op.steps, outcomes), validators: undefined };
   }
+
+  // Admin fields are answered by the admin service, never cached (they are the admin's, and change without a clock).
+  const admin = op.steps.flatMap((step, index) => (step.kind === 'admin' ? [{ step, index }] : []));
+  for (const { step, index } of admin) outcomes[index] = await runAdminStep(ctx, op, step);
+  const cached = admin.length > 0 ? undefined : cache;
 
   // From here on only the plans are read, never a step's `args`: a template's steps have none.
   const reads = op.reads ?? planReads(ctx, op.steps);
@@ -112,14 +121,14 @@ export async function runOperation(ctx: RunContext, op: RunnableOperation, cache
   });
 
   const failed = outcomes.some((outcome) => outcome !== undefined && 'error' in outcome);
-  if (cache !== undefined && !failed) {
+  if (cached !== undefined && !failed) {
     try {
       const response = await ctx.engine.readCached({
         plans: planned.map((entry) => entry.plan),
-        key: cache.key,
+        key: cached.key,
         context: ctx.context,
-        ifNoneMatch: cache.ifNoneMatch,
-        ifModifiedSince: cache.ifModifiedSince,
+        ifNoneMatch: cached.ifNoneMatch,
+        ifModifiedSince: cached.ifModifiedSince,
         render: (results) => {
           planned.forEach((entry, i) => {
             outcomes[entry.index] = withErrors(ctx, entry.step, entry.plan, jsonOf(entry.step, results[i] as ReadResult));
@@ -367,7 +376,7 @@ function assemble(
     }
     errors.push(formatError(outcome.error, ctx.format, { nodes, path: outcome.path ?? [step.key] }));
     entries.push(`${JSON.stringify(step.key)}:null`);
-    if (step.kind === 'data' || step.kind === 'failed' ? !step.nullable : step.key === '__schema') dataIsNull = true;
+    if (step.kind === 'data' || step.kind === 'failed' || step.kind === 'admin' ? !step.nullable : step.key === '__schema') dataIsNull = true;
   }
   return { body: responseBody(errors, dataIsNull ? 'null' : `{${entries.join(',')}}`), headers: retryAfterHeader(errors) };
 }

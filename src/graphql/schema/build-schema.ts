@@ -14,6 +14,7 @@ import {
 import type { Model, ResourceType } from '../../schema/model.js';
 import { toCamelCase, toPascalCase } from '../../util/naming.js';
 import { addAccountFields } from './account-fields.js';
+import { addAdminFields } from './admin-fields.js';
 import { filterType, operatorFilterType, orderType } from './filter-types.js';
 import { mutationInputType } from './input-types.js';
 import { fieldRolesOf, listArguments, objectType } from './object-types.js';
@@ -121,16 +122,20 @@ export function buildGraphqlSchema(model: Model): GeneratedSchema {
 
   if (model.types.some((type) => type.fields.some((field) => field.kind === 'file'))) inputRoles.set('Upload', { kind: 'upload' });
 
+  // Added to Query and Mutation only: the Subscription type's live queries are the data's.
+  const adminQueryFields: GraphQLFieldConfigMap<unknown, unknown> = {};
+  addAdminFields(model, { fields: adminQueryFields, roles: queryRoles }, { fields: mutationFields, roles: mutationRoles });
+
   // Every type is reachable from a root field, but list them so the order of
   // types in introspection follows the model.
   const types: GraphQLNamedType[] = model.types.map((type) => ctx.objectType(type.name));
   const schema = new GraphQLSchema({
-    query: new GraphQLObjectType({ name: 'Query', fields: queryFields }),
+    query: new GraphQLObjectType({ name: 'Query', fields: { ...queryFields, ...adminQueryFields } }),
     mutation: new GraphQLObjectType({ name: 'Mutation', fields: mutationFields }),
     subscription: new GraphQLObjectType({ name: 'Subscription', fields: { ...liveFields(queryFields), ...eventFields }, description: 'Live queries (each Query field, now and again every time its answer changes) and change events.' }),
     types,
   });
-  const subscriptionRoles = new Map([...queryRoles, ...eventRoles]);
+  const subscriptionRoles = new Map([...[...queryRoles].filter(([, role]) => role.kind !== 'admin'), ...eventRoles]);
   return Object.freeze({ schema, query: queryRoles, mutation: mutationRoles, subscription: subscriptionRoles, objects: objectRoles, inputs: inputRoles });
 }
 

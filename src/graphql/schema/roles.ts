@@ -29,7 +29,36 @@ export type RootRole =
   | { readonly kind: 'account'; readonly type: ResourceType; readonly action: AccountAction; readonly session: boolean }
   | { readonly kind: 'connect' | 'disconnect'; readonly type: ResourceType; readonly field: ManyToManyRelation }
   /** `postCreated(filter:)`, `postUpdated`, `postDeleted`: a change event's record, as the subscriber may read it. */
-  | { readonly kind: 'created' | 'updated' | 'deleted'; readonly type: ResourceType };
+  | { readonly kind: 'created' | 'updated' | 'deleted'; readonly type: ResourceType }
+  /** An admin API field (`adminApiKeys`, `adminCreateApiKey`, …): answered by the admin service, not by a plan. */
+  | AdminRootRole;
+
+export interface AdminRootRole {
+  readonly kind: 'admin';
+  readonly action: AdminAction;
+}
+
+/** A root field planned against the model (everything but the admin API's). */
+export type ModelRootRole = Exclude<RootRole, AdminRootRole>;
+
+/** The admin API's fields, by what each asks the admin service (docs/admin-api.md). */
+export type AdminAction =
+  | 'apiKeys'
+  | 'apiKey'
+  | 'createApiKey'
+  | 'revokeApiKey'
+  | 'suspension'
+  | 'suspend'
+  | 'unsuspend'
+  | 'webhookEndpoints'
+  | 'webhookEndpoint'
+  | 'createWebhookEndpoint'
+  | 'updateWebhookEndpoint'
+  | 'deleteWebhookEndpoint'
+  | 'deliveries'
+  | 'retryDelivery'
+  | 'replayEvents'
+  | 'schema';
 
 /** A field of a generated object type. */
 export type FieldRole =

@@ -102,7 +102,7 @@ export function attachGraphqlWs(app: FastifyInstance, options: GraphqlWsOptions)
           const session = await options.edge.open(authorization, ctx.extra.request);
           sessions.set(ctx, session);
           // The socket lives on its credential: when the token expires or the account is suspended, it closes like a refused one (4403).
-          const cancel = session.credential.onEnd((why) => ctx.extra.socket.close(4403, why === 'suspended' ? 'Account suspended' : 'Credential expired'));
+          const cancel = session.credential.onEnd((why) => ctx.extra.socket.close(4403, why === 'suspended' ? 'Account suspended' : why === 'revoked' ? 'API key revoked' : 'Credential expired'));
           ctx.extra.socket.once('close', cancel);
           return true;
         } catch {

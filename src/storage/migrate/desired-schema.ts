@@ -20,6 +20,8 @@ export const DELIVERY_LOG_TABLE = '_diglot_delivery_log';
 export const EVENT_STATE_TABLE = '_diglot_event_state';
 /** API keys for machines (`diglot keys`): their hashes, never the keys (see storage/api-keys.ts). */
 export const API_KEYS_TABLE = '_diglot_api_keys';
+/** Webhook endpoints added at run time (the admin API), beside the configuration file's (see storage/webhook-endpoints.ts). */
+export const WEBHOOK_ENDPOINTS_TABLE = '_diglot_webhook_endpoints';
 
 /** Accounts (`@account`): password hashes, refresh-token sessions, one-time tokens, signing keys (see storage/accounts.ts). */
 export const CREDENTIALS_TABLE = '_diglot_credentials';
@@ -257,6 +259,28 @@ const SYSTEM_TABLES: readonly TableSpec[] = [
     ],
     primaryKey: ['id'],
     indexes: [index(API_KEYS_TABLE, ['key_hash'], true), index(API_KEYS_TABLE, ['name'], true)],
+  }),
+  freezeTable({
+    name: WEBHOOK_ENDPOINTS_TABLE,
+    kind: 'system',
+    type: undefined,
+    columns: [
+      column('name', 'String', { nullable: false }),
+      column('url', 'String', { nullable: false }),
+      // JSON text: the event patterns, and the filter (null: none).
+      column('events', 'String', { nullable: false }),
+      column('filter', 'String', { nullable: true }),
+      // The signing secret: needed in clear to sign, never sent back.
+      column('secret', 'String', { nullable: false }),
+      column('paused', 'Int', { nullable: false, default: { kind: 'value', value: 0 } }),
+      column('timeout_ms', 'Int', { nullable: true }),
+      column('retry_for_ms', 'BigInt', { nullable: true }),
+      column('backoff_ms', 'Int', { nullable: true }),
+      column('created_at', 'DateTime', { nullable: false }),
+      column('updated_at', 'DateTime', { nullable: false }),
+    ],
+    primaryKey: ['name'],
+    indexes: [],
   }),
 ];
 

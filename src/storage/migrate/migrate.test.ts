@@ -4,7 +4,7 @@ import { ApiError } from '../../errors/api-error.js';
 import { loadSchema } from '../../schema/load-schema.js';
 import type { Model } from '../../schema/model.js';
 import type { Database } from '../dialect.js';
-import { API_KEYS_TABLE, CLOCK_TABLE, DELIVERIES_TABLE, DELIVERY_LOG_TABLE, EVENT_STATE_TABLE, EVENTS_TABLE, MIGRATIONS_TABLE } from './desired-schema.js';
+import { API_KEYS_TABLE, CLOCK_TABLE, DELIVERIES_TABLE, DELIVERY_LOG_TABLE, EVENT_STATE_TABLE, EVENTS_TABLE, MIGRATIONS_TABLE, WEBHOOK_ENDPOINTS_TABLE } from './desired-schema.js';
 import { formatPlan, migrate } from './migrate.js';
 
 function modelOf(sdl: string): Model {
@@ -101,7 +101,7 @@ describeEachDialect('migrate from an empty database', (ctx) => {
     const result = await migrate(db, model, { onProgress: ({ index }) => progress.push(index) });
     expect(result.applied).toBe(true);
     expect(progress).toEqual(result.steps.map((_, i) => i));
-    expect(await tables(db)).toEqual([API_KEYS_TABLE, CLOCK_TABLE, DELIVERIES_TABLE, DELIVERY_LOG_TABLE, EVENT_STATE_TABLE, EVENTS_TABLE, MIGRATIONS_TABLE, 'posts', 'users', 'users_followers'].sort());
+    expect(await tables(db)).toEqual([API_KEYS_TABLE, CLOCK_TABLE, DELIVERIES_TABLE, DELIVERY_LOG_TABLE, EVENT_STATE_TABLE, EVENTS_TABLE, MIGRATIONS_TABLE, WEBHOOK_ENDPOINTS_TABLE, 'posts', 'users', 'users_followers'].sort());
 
     const schema = await db.schema.introspect(db);
     const users = schema.tables.get('users');
