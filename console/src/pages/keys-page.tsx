@@ -10,8 +10,8 @@ import { Notice, Progress } from '../parts/status';
 
 /** API keys (create, list, revoke) and where accounts are suspended, through the admin API. */
 export function KeysPage(props: { model: Model }) {
-  const listing = useResource<AdminApiKey[]>('/admin/api-keys');
-  const keys = listing.data;
+  const listing = useResource<{ data: AdminApiKey[] }>('/admin/api-keys');
+  const keys = listing.data?.data;
   const [roles, setRoles] = useState<readonly string[]>([]);
   const [created, setCreated] = useState<AdminNewApiKey | undefined>(undefined);
 

@@ -12,10 +12,9 @@ import { Notice, Progress } from '../parts/status';
 type Values = Record<string, string>;
 type Loaded = { readonly record: Record<string, unknown>; readonly etag: string | undefined };
 
-/** `?profilePicture.size=128` for each image, so the form can show a preview. */
+/** The record's own URL, without parameters: its ETag is the one If-Match is compared with. */
 function recordUrl(type: ModelType, id: string): string {
-  const sizes = type.fields.filter((field) => field.kind === 'file').map((field) => `${field.name}.size=128`);
-  return `/${type.path}/${encodeURIComponent(id)}${sizes.length > 0 ? `?${sizes.join('&')}` : ''}`;
+  return `/${type.path}/${encodeURIComponent(id)}`;
 }
 
 function valuesOf(type: ModelType, record: Record<string, unknown>): Values {

@@ -25,8 +25,8 @@ export function ImageField(props: {
     setDone(undefined);
     try {
       await request();
-      // The upload answers without image sizes: read the record again for a sized preview and its new ETag.
-      const { body, etag } = await api<Record<string, unknown>>(`/${props.type.path}/${encodeURIComponent(props.id)}?${props.field.name}.size=128`);
+      // Read again for the ETag of the record's own URL (the one If-Match is compared with).
+      const { body, etag } = await api<Record<string, unknown>>(`/${props.type.path}/${encodeURIComponent(props.id)}`);
       props.onChange(body, etag);
       setDone(success);
     } catch (cause) {

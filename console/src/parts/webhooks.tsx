@@ -8,8 +8,8 @@ import { Notice, Progress } from './status';
 
 /** Webhook endpoints (both sources; the database's ones added, changed, paused and removed here) and their deliveries. */
 export function Webhooks() {
-  const listing = useResource<AdminWebhookEndpoint[]>('/admin/webhooks');
-  const endpoints = listing.data;
+  const listing = useResource<{ data: AdminWebhookEndpoint[] }>('/admin/webhooks');
+  const endpoints = listing.data?.data;
   const [secret, setSecret] = useState<{ name: string; secret: string } | undefined>(undefined);
   const [open, setOpen] = useState<string | undefined>(undefined);
 
@@ -110,8 +110,8 @@ function Deliveries(props: { endpoint: string; onChange: () => void }) {
   const [status, setStatus] = useState('');
   const base = `/admin/webhooks/${encodeURIComponent(props.endpoint)}`;
 
-  const listing = useResource<AdminDelivery[]>(`${base}/deliveries?limit=50${status === '' ? '' : `&status=${status}`}`);
-  const deliveries = listing.data;
+  const listing = useResource<{ data: AdminDelivery[] }>(`${base}/deliveries?limit=50${status === '' ? '' : `&status=${status}`}`);
+  const deliveries = listing.data?.data;
 
   const action = useAction(() => {
     listing.reload();
