@@ -241,7 +241,7 @@ describeSqlite('the console in Chromium', (ctx) => {
     expect(key).toMatch(/^dk_/);
     const listed = await rest(walk.server, 'GET', '/admin/api-keys', undefined, key);
     expect(listed.status).toBe(200);
-    expect(listed.body.map((item: { name: string }) => item.name)).toContain('console-ci');
+    expect(listed.body.data.map((item: { name: string }) => item.name)).toContain('console-ci');
     await page.getByRole('cell', { name: 'console-ci' }).waitFor();
     await shot(page, '06-api-key');
     expect(await seriousViolations(page)).toEqual([]);

@@ -124,16 +124,14 @@ export function DataList(props: { model: Model; type: ModelType; query: URLSearc
           </fieldset>
         </details>
         <Filters type={type} conditions={conditions} onChange={(next) => { setCursor({}); setConditions(next); }} />
-        <label class="inline">
-          Per page
-          <select value={String(limit)} onChange={(event) => { setCursor({}); setLimit(Number((event.currentTarget).value)); }}>
+        <label for="page-size">Per page</label>
+        <select id="page-size" value={String(limit)} onChange={(event) => { setCursor({}); setLimit(Number((event.currentTarget).value)); }}>
             {PAGE_SIZES.map((size) => (
               <option key={size} value={String(size)}>
                 {size}
               </option>
             ))}
           </select>
-        </label>
         <label class="check">
           <input type="checkbox" checked={live} onChange={(event) => setLive((event.currentTarget).checked)} />
           Live
@@ -225,35 +223,27 @@ function Filters(props: { type: ModelType; conditions: Condition[]; onChange: (c
           setValue('');
         }}
       >
-        <label class="inline">
-          Filter
-          <select value={field} onChange={(event) => setField((event.currentTarget).value)}>
+        <label for="filter-field">Filter</label>
+        <select id="filter-field" value={field} onChange={(event) => setField((event.currentTarget).value)}>
             {filterable.map((item) => (
               <option key={item.name}>{item.name}</option>
             ))}
-          </select>
-        </label>
-        <label class="inline">
-          <span class="visually-hidden">Operator</span>
-          <select value={op} onChange={(event) => setOp((event.currentTarget).value)}>
+        </select>
+          <select aria-label="Operator" value={op} onChange={(event) => setOp((event.currentTarget).value)}>
             {OPERATORS.map((item) => (
               <option key={item}>{item}</option>
             ))}
           </select>
-        </label>
-        <label class="inline">
-          <span class="visually-hidden">Value</span>
           {chosen?.enumValues !== undefined && op !== 'in' && op !== 'isNull' ? (
-            <select value={value} onChange={(event) => setValue((event.currentTarget).value)}>
+            <select aria-label="Value" value={value} onChange={(event) => setValue((event.currentTarget).value)}>
               <option value="">choose…</option>
               {chosen.enumValues.map((item) => (
                 <option key={item}>{item}</option>
               ))}
             </select>
           ) : (
-            <input value={value} onInput={(event) => setValue((event.currentTarget).value)} placeholder={op === 'isNull' ? 'true or false' : op === 'in' ? 'a,b,c' : 'value'} size={12} />
+            <input aria-label="Value" value={value} onInput={(event) => setValue((event.currentTarget).value)} placeholder={op === 'isNull' ? 'true or false' : op === 'in' ? 'a,b,c' : 'value'} size={12} />
           )}
-        </label>
         <button type="submit">Add</button>
       </form>
       {props.conditions.length > 0 && (

@@ -22,7 +22,14 @@ export function EventsPage(props: { model: Model; admin: boolean }) {
   const [error, setError] = useState<string | undefined>(undefined);
   const [running, setRunning] = useState(true);
 
+  // The change stream is a route of newer servers: without it in the API description, nothing is asked for.
+  const streamPath = ['/events', '/_events'].find((path) => props.model.document.paths[path] !== undefined);
+
   useEffect(() => {
+    if (streamPath === undefined) {
+      setState('This server has no change stream (GET /events).');
+      return;
+    }
     if (!running) {
       setState('Paused.');
       return;
@@ -33,7 +40,7 @@ export function EventsPage(props: { model: Model; admin: boolean }) {
     let count = 0;
     const open = (): void => {
       readEventStream(
-        '/events',
+        streamPath,
         (message) => {
           if (message.event === 'message' && message.data === '') return;
           let parsed: { id?: string; type?: string; timestamp?: string; data?: unknown } = {};
