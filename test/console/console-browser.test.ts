@@ -10,14 +10,14 @@
  * The console is not dialect-dependent (it only speaks HTTP), so the walk
  * runs on SQLite and a shorter smoke on PostgreSQL.
  */
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { collectPageErrors, launchChromium } from '../support/browser.js';
 import { describePostgres, describeSqlite, type DialectContext } from '../support/databases.js';
 import { png } from '../support/images.js';
-import { startServer, type TestServer } from '../support/start-server.js';
+import { EXAMPLE_SCHEMA, startServer, type TestServer } from '../support/start-server.js';
 
 // Response bodies of several shapes, checked by expect.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tests read bodies of unknown shape, as the other suites do
@@ -63,7 +63,10 @@ async function account(server: TestServer, email: string, role: string): Promise
 function setUp(ctx: DialectContext): Walk {
   const walk = { contexts: [] } as unknown as Walk;
   beforeAll(async () => {
-    walk.server = await startServer(() => ctx.open(), { rules: true, server: { auth: { adminKey: ADMIN_KEY } } });
+    walk.server = await startServer(() => ctx.open(), {
+      rules: true,
+      server: { auth: { adminKey: ADMIN_KEY }, schemaSources: [{ file: EXAMPLE_SCHEMA, text: readFileSync(EXAMPLE_SCHEMA, 'utf8') }] },
+    });
     walk.browser = await launchChromium();
     mkdirSync(ARTIFACTS, { recursive: true });
   }, 60_000);
@@ -273,7 +276,7 @@ describeSqlite('the console in Chromium', (ctx) => {
     await page.locator('#hook-events').fill('user.*');
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     await page.getByText(/Its signing secret, shown this once: whsec_/).waitFor();
-    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByRole('listitem').filter({ hasText: 'console-hook' }).getByRole('button', { name: 'Pause' }).click();
     await page.getByText('paused', { exact: true }).waitFor();
     expect((await rest(walk.server, 'GET', '/admin/webhooks/console-hook')).body.paused).toBe(true);
     await shot(page, '09-webhooks');
@@ -305,9 +308,9 @@ describeSqlite('the console in Chromium', (ctx) => {
     await expect(phone.evaluate(themeOfPage)).resolves.toBe('dark');
     await phone.goto(`${walk.server.url}/console#/data/User/7`);
     await phone.locator('#field-bio').waitFor();
+    await shot(phone, '11-phone-dark', true);
     // Nothing wider than the screen but the table's own scroller.
     await expect(phone.evaluate(pageWidth)).resolves.toBeLessThanOrEqual(375);
-    await shot(phone, '11-phone-dark', true);
     expect(await seriousViolations(phone)).toEqual([]);
   });
 

@@ -84,7 +84,7 @@ export function EventsPage(props: { model: Model; admin: boolean }) {
           {state}
         </p>
         <button type="button" onClick={() => setRunning(!running)} aria-pressed={!running}>
-          {running ? 'Pause' : 'Resume'}
+          {running ? 'Pause stream' : 'Resume stream'}
         </button>
         <button type="button" onClick={() => setEvents([])} disabled={events.length === 0}>
           Clear
