@@ -50,7 +50,7 @@ export function SchemaDiagram(props: { model: Model }) {
   }
   return (
     <div class="diagram-wrap" tabIndex={0} aria-label="Diagram of types and relations; scroll to see it all">
-      <svg class="diagram" viewBox={`0 0 ${width} ${height}`} width={width} height={height} role="img" aria-labelledby="diagram-title">
+      <svg class="diagram" viewBox={`0 0 ${width} ${height}`} width={width} height={height} aria-labelledby="diagram-title">
         <title id="diagram-title">
           {types.length} types: {types.map((type) => `${type.name} (${type.fields.filter((field) => field.target !== undefined).map((field) => `${field.name} → ${field.target ?? ''}`).join(', ') || 'no relations'})`).join('; ')}
         </title>
