@@ -42,7 +42,7 @@ const requireDisableReason = {
   },
 };
 
-const TS_FILES = ['**/*.ts', '**/*.mts', '**/*.cts'];
+const TS_FILES = ['**/*.ts', '**/*.tsx', '**/*.mts', '**/*.cts'];
 const JS_FILES = ['**/*.js', '**/*.mjs', '**/*.cjs'];
 
 export default defineConfig(

@@ -26,6 +26,7 @@ import { clientErrors } from './client-errors.js';
 import { closeConnectionsWhenAnswered } from './close-when-answered.js';
 import { AssetStore } from '../util/asset-store.js';
 import { registerAssetRoutes } from './asset-routes.js';
+import { registerConsolePage } from './console-page.js';
 import { registerCompression } from './compression.js';
 import { corsOrigins, registerCors, type CorsOptions } from './cors-policy.js';
 import { crossSiteGuard, upgradeRefusal } from './cross-site-guard.js';
@@ -273,6 +274,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   await registerCompression(app);
   const assets = new AssetStore();
   registerAssetRoutes(app, assets);
+  registerConsolePage(app, assets);
 
   app.get('/healthz', async (_request, reply) => {
     try {
