@@ -93,6 +93,9 @@ const CATALOGUE: readonly Case[] = [
   { name: 'default removed from a required field (creates must send it)', edit: [['views: Int! @default(value: 0)', 'views: Int!']], graphql: 'breaking', rest: 'breaking' },
   { name: 'field deprecated', edit: [['  bio: String\n', '  bio: String @deprecated(reason: "use about")\n']], graphql: 'safe', rest: 'safe' },
   { name: 'type deprecated', edit: [['type Tag @allow', 'type Tag @deprecated(reason: "use labels") @allow']], graphql: 'safe', rest: 'safe' },
+  // The old name keeps answering (deprecated) in both styles while the directive stays.
+  { name: 'field renamed with @renamed', edit: [['  bio: String\n', '  about: String @renamed(from: "bio")\n']], graphql: 'safe', rest: 'safe' },
+  { name: 'required field renamed with @renamed (creates may send either name)', edit: [['  title: String!\n', '  headline: String! @renamed(from: "title")\n']], graphql: 'safe', rest: 'safe' },
   { name: 'field renamed without @renamed (old name gone)', edit: [['  bio: String\n', '  about: String\n']], graphql: 'breaking', rest: 'breaking' },
   { name: 'type renamed without @renamed (routes gone)', edit: [[/\bTag\b/g, 'Label']], graphql: 'breaking', rest: 'breaking' },
   { name: 'description added', edit: [['  bio: String\n', '  "What the user says about themself."\n  bio: String\n']], graphql: 'safe', rest: 'none' },
