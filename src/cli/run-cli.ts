@@ -18,7 +18,7 @@ import type { Database } from '../storage/dialect.js';
 import { formatPlan, migrate, type MigrateOptions, type MigrateResult } from '../storage/migrate/migrate.js';
 import { readAppliedSchema, type AppliedSchema } from '../storage/migrate/applied-schema.js';
 import { contractGuard } from '../server/contract/contract-guard.js';
-import { contractChangesJson, diffContract, formatContractChanges, type ContractSchema } from '../server/contract/diff-contract.js';
+import type { ContractSchema } from '../server/contract/diff-contract.js';
 import type { MigrationStep } from '../storage/migrate/schema-spec.js';
 import { openDatabase } from '../storage/open-database.js';
 import { createServer, shutdown } from '../server/create-server.js';
@@ -119,6 +119,7 @@ export async function runCli(argv: readonly string[]): Promise<void> {
     .requiredOption('--to <files...>', 'the new schema: its SDL files')
     .option('--json', 'print a JSON object ({ breaking, dangerous, safe, changes: [{ class, styles, message, file, line, column }] }) instead of text', false)
     .action(async (flags: { from: string; to: string[]; json: boolean }) => {
+      const { contractChangesJson, diffContract, formatContractChanges } = await import('../server/contract/diff-contract.js');
       const to = await loadContractSchema(flags.to);
       const from = await loadDiffSource(flags.from);
       const changes = await diffContract(from, to);

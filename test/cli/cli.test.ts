@@ -427,18 +427,19 @@ describeEachDialect('diglot migrate and start', (ctx) => {
     const v1 = writeSchema(`note-v1-${ctx.dialect}.graphql`, base);
     const v2 = writeSchema(`note-v2-${ctx.dialect}.graphql`, base.replace('  body: String\n', ''));
     expect(diglot(['migrate', '--schema', v1, '--db', ctx.url]).status).toBe(0);
-    const refused = diglot(['migrate', '--schema', v2, '--db', ctx.url]);
+    // Dropping a field also breaks its clients: that is allowed here, to see the data-loss refusal on its own (test/cli/schema-guard.test.ts has the other).
+    const refused = diglot(['migrate', '--schema', v2, '--db', ctx.url, '--allow-breaking']);
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain('MIGRATION_DESTRUCTIVE');
     // The refusal names the command that applies it, and serve (which has no such flag) names the same one.
     expect(refused.stderr).toContain('`diglot migrate --allow-destructive`');
-    const served = diglot(['serve', '--schema', v2, '--db', ctx.url, '--port', '0']);
+    const served = diglot(['serve', '--schema', v2, '--db', ctx.url, '--port', '0', '--allow-breaking']);
     expect(served.status).toBe(1);
     expect(served.stderr).toContain('`diglot migrate --allow-destructive`');
     expect(served.stderr).not.toMatch(/Run it again with/);
     const dry = diglot(['migrate', '--schema', v2, '--db', ctx.url, '--dry-run']);
     expect(dry.stdout).toContain('Destructive steps run only with `diglot migrate --allow-destructive`');
-    const allowed = diglot(['migrate', '--schema', v2, '--db', ctx.url, '--allow-destructive']);
+    const allowed = diglot(['migrate', '--schema', v2, '--db', ctx.url, '--allow-destructive', '--allow-breaking']);
     expect(allowed.status, allowed.stderr).toBe(0);
     // A report of what was applied, step by step, and no hint to pass the flag that was passed.
     expect(allowed.stdout).toMatch(/^Applied: 1 step, 1 destructive\n {2}1\. \[destructive\] (rebuild table notes: )?drop column notes\.body\n/);

@@ -1,6 +1,6 @@
 import { loadSchema } from '../../schema/load-schema.js';
 import type { AppliedSchema } from '../../storage/migrate/applied-schema.js';
-import { diffContract, formatChange, type ContractSchema } from './diff-contract.js';
+import type { ContractSchema } from './diff-contract.js';
 
 /** A schema change refused because it would break clients of the API the database serves. */
 export class BreakingChangeError extends Error {}
@@ -26,6 +26,8 @@ export function contractGuard(next: ContractSchema, options: ContractGuardOption
       options.warn(`the schema applied on ${applied.appliedAt} no longer loads (${loaded.problems[0]?.message ?? 'unknown problem'}); API changes are not checked this time`);
       return;
     }
+    // Loaded only when the schema changed: GraphQL Inspector and the OpenAPI builder are not start-up's business otherwise.
+    const { diffContract, formatChange } = await import('./diff-contract.js');
     const changes = await diffContract({ model: loaded.model, sources: applied.sources }, next);
     const breaking = changes.filter((change) => change.class === 'breaking');
     const dangerous = changes.filter((change) => change.class === 'dangerous');
