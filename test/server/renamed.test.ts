@@ -163,5 +163,23 @@ describeEachDialect('@renamed in the example: restart, no data lost, old clients
       }
       expect(roots.find((f) => f.name === 'item')?.isDeprecated).toBe(false);
     });
+
+    it('keeps the old mutations of a renamed type, deprecated, writing the renamed table', async () => {
+      const created = await gql(server.url, 'mutation { createProduct(input: { name: "Old-name lamp", sku: "RENAMED-SKU-1", price: 12.5 }) { id name } }');
+      expect(created.json.errors).toBeUndefined();
+      expect(created.json.extensions.deprecations).toContainEqual(expect.objectContaining({ kind: 'type', coordinate: 'Product', reason: 'Renamed to Item' }));
+      const id = created.json.data.createProduct.id as string;
+      const updated = await gql(server.url, 'mutation($id: ID!) { updateProduct(id: $id, input: { price: 14 }) { price } }', { id });
+      expect(updated.json.data).toEqual({ updateProduct: { price: 14 } });
+      expect((await http(server.url, 'GET', `/items/${id}?fields=name,price`)).json).toEqual({ name: 'Old-name lamp', price: 14 });
+      const deleted = await gql(server.url, 'mutation($id: ID!) { deleteProduct(id: $id) { id } }', { id });
+      expect(deleted.json.data).toEqual({ deleteProduct: { id } });
+      expect((await http(server.url, 'GET', `/items/${id}`)).status).toBe(404);
+      const fields = await gql(server.url, '{ __type(name: "Mutation") { fields(includeDeprecated: true) { name isDeprecated deprecationReason } } }');
+      const roots = fields.json.data.__type.fields as { name: string; isDeprecated: boolean; deprecationReason: string | null }[];
+      for (const name of ['createProduct', 'updateProduct', 'deleteProduct']) {
+        expect(roots.find((f) => f.name === name)).toEqual({ name, isDeprecated: true, deprecationReason: 'Renamed to Item' });
+      }
+    });
   });
 });

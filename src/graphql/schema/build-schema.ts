@@ -106,6 +106,7 @@ export function buildGraphqlSchema(model: Model): GeneratedSchema {
     }
     mutationFields[`delete${type.name}`] = { type: object, args: { id }, description: `Deletes a ${type.name} and returns it as it was.` };
     mutationRoles.set(`delete${type.name}`, { kind: 'delete', type });
+    addRenamedMutations(type, mutationFields, mutationRoles);
     for (const field of type.fields) {
       if (field.kind !== 'manyToMany') continue;
       const suffix = `${type.name}${toPascalCase(field.name)}`;
@@ -157,6 +158,20 @@ function addRenamedRoots(type: ResourceType, fields: GraphQLFieldConfigMap<unkno
   ];
   for (const [current, old, kind] of pairs) {
     const config = fields[current];
+    if (config === undefined || fields[old] !== undefined) continue;
+    fields[old] = { ...config, deprecationReason };
+    roles.set(old, { kind, type: alias });
+  }
+}
+
+/** A renamed type's old `create…`, `update…` and `delete…` mutations, deprecated, as `addRenamedRoots` keeps its old root fields. */
+function addRenamedMutations(type: ResourceType, fields: GraphQLFieldConfigMap<unknown, unknown>, roles: Map<string, RootRole>): void {
+  const alias = typeAlias(type);
+  if (alias === undefined) return;
+  const deprecationReason = renamedReason(type.name);
+  for (const kind of ['create', 'update', 'delete'] as const) {
+    const config = fields[`${kind}${type.name}`];
+    const old = `${kind}${alias.name}`;
     if (config === undefined || fields[old] !== undefined) continue;
     fields[old] = { ...config, deprecationReason };
     roles.set(old, { kind, type: alias });
