@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import type { Engine } from '../engine/engine.js';
 import type { DeprecatedUse } from '../plan/deprecated-use.js';
 
 /** The page that describes each deprecated thing, with an anchor per schema coordinate. */
@@ -44,4 +45,10 @@ export function appendLink(reply: FastifyReply, value: string): void {
   const existing = reply.getHeader('link');
   const before = Array.isArray(existing) ? existing.join(', ') : typeof existing === 'string' ? existing : '';
   void reply.header('link', before === '' ? value : `${before}, ${value}`);
+}
+
+/** A plan's deprecated things as headers, dated by what this database recorded; set as soon as it is planned. */
+export function markDeprecated(options: { readonly engine: Pick<Engine, 'deprecationUsage'> }, reply: FastifyReply, uses: readonly DeprecatedUse[] | undefined): void {
+  if (uses === undefined || uses.length === 0) return;
+  setDeprecationHeaders(reply, uses, (use) => options.engine.deprecationUsage.deprecatedAt(use));
 }

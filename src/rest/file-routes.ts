@@ -15,7 +15,9 @@ import { validateInput } from '../plan/validate-input.js';
 import type { FileField, ResourceType } from '../schema/model.js';
 import { header } from '../util/http-request.js';
 import { addVary } from '../util/vary.js';
+import { markDeprecated } from './deprecation-headers.js';
 import { methodNotAllowed } from './route-helpers.js';
+import { typeAlias } from '../schema/renamed.js';
 
 export interface FileRoutesOptions {
   readonly engine: Engine;
@@ -60,13 +62,19 @@ export function registerFileRoutes(app: FastifyInstance, options: FileRoutesOpti
   // server registers the multipart parser, @fastify/multipart, with the store.)
   if (files === undefined || widths.length === 0) return;
 
+  // A renamed type or file field (`@renamed(from:)`) keeps answering at its old path too; the planner reports the old name's use.
   for (const type of options.engine.model.types) {
-    for (const field of type.fields) {
-      if (field.kind !== 'file') continue;
-      const url = `/${type.path}/:id/${field.name}`;
-      app.put(url, (request, reply) => putFile(options, type, field, request, reply));
-      app.delete(url, (request, reply) => deleteFile(options, type, field, request, reply));
-      methodNotAllowed(app, url, ['PUT', 'DELETE']);
+    for (const named of [type, typeAlias(type)]) {
+      if (named === undefined) continue;
+      for (const field of named.fields) {
+        if (field.kind !== 'file') continue;
+        for (const name of field.renamedFrom === undefined ? [field.name] : [field.name, field.renamedFrom]) {
+          const url = `/${named.path}/:id/${name}`;
+          app.put(url, (request, reply) => putFile(options, named, field, request, reply));
+          app.delete(url, (request, reply) => deleteFile(options, named, field, request, reply));
+          methodNotAllowed(app, url, ['PUT', 'DELETE']);
+        }
+      }
     }
   }
 
@@ -103,7 +111,9 @@ async function putFile(options: FileRoutesOptions, type: ResourceType, field: Fi
     }
     if (value === undefined) throw new ApiError('FILE_MISSING', { detail: 'The form has no part named "file"' });
     const values = validateInput(engine.model, type, { [field.name]: value }, 'patch');
-    await engine.write(contextOf(request), planUpdate(engine.model, type.name, id, values, principalOf(request)), options.precondition(type, id, request));
+    const plan = planUpdate(engine.model, type.name, id, values, principalOf(request));
+    markDeprecated(options, reply, plan.deprecations);
+    await engine.write(contextOf(request), plan, options.precondition(type, id, request));
   });
   await options.sendRecord(type, id, request, reply);
 }
@@ -113,7 +123,9 @@ async function deleteFile(options: FileRoutesOptions, type: ResourceType, field:
   const id = (request.params as { id: string }).id;
   checkWriteRights(engine.model, type.name, 'update', principalOf(request), [field.name]);
   const values = validateInput(engine.model, type, { [field.name]: null }, 'patch');
-  await engine.write(contextOf(request), planUpdate(engine.model, type.name, id, values, principalOf(request)), options.precondition(type, id, request));
+  const plan = planUpdate(engine.model, type.name, id, values, principalOf(request));
+  markDeprecated(options, reply, plan.deprecations);
+  await engine.write(contextOf(request), plan, options.precondition(type, id, request));
   reply.code(204).send();
 }
 

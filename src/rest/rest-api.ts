@@ -2,8 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CachedReadResponse, Engine, ReadResult, WritePrecondition } from '../engine/engine.js';
 import { cacheHeaders } from '../engine/cache-headers.js';
 import { setHeaders } from '../util/vary.js';
-import type { DeprecatedUse } from '../plan/deprecated-use.js';
-import { appendLink, setDeprecationHeaders } from './deprecation-headers.js';
+import { appendLink, markDeprecated } from './deprecation-headers.js';
 import { strongEtag } from '../engine/validators.js';
 import { ApiError } from '../errors/api-error.js';
 import { planReadList, planReadOne, type PlanLimits } from '../plan/build-read.js';
@@ -270,12 +269,6 @@ async function sendRecord(options: RestContext, type: ResourceType, id: string, 
   const body = renderCanonical(result);
   if (body === undefined) throw notFound(type, id);
   sendBody(reply, body);
-}
-
-/** The plan's deprecated things as headers (deprecation-headers.ts), set as soon as it is planned. */
-function markDeprecated(options: Pick<RestApiOptions, 'engine'>, reply: FastifyReply, uses: readonly DeprecatedUse[] | undefined): void {
-  if (uses === undefined || uses.length === 0) return;
-  setDeprecationHeaders(reply, uses, (use) => options.engine.deprecationUsage.deprecatedAt(use));
 }
 
 function sendBody(reply: FastifyReply, body: string): void {

@@ -4,7 +4,9 @@ import { migrate } from '../../src/storage/migrate/migrate.js';
 import { gql } from '../graphql/graphql-client.js';
 import { describeEachDialect } from '../support/databases.js';
 import { http } from '../support/http.js';
+import { png } from '../support/images.js';
 import { modelOf } from '../support/model-of.js';
+import { putFile } from '../support/uploads.js';
 import { EXAMPLE_SCHEMA, openExampleSdl, startServer, type TestServer } from '../support/start-server.js';
 
 /**
@@ -44,7 +46,7 @@ describeEachDialect('@renamed in the example: restart, no data lost, old clients
     follower = { user: withFollowers.id, followers: withFollowers.followers.map((f: { id: string }) => f.id) };
     await before.close();
     // The restart: serve and start migrate without --allow-destructive, as this does.
-    server = await startServer(() => ctx.open(), { model: modelOf(AFTER, EXAMPLE_SCHEMA), files: false, seed: false });
+    server = await startServer(() => ctx.open(), { model: modelOf(AFTER, EXAMPLE_SCHEMA), seed: false });
   });
   afterAll(async () => {
     await server.close();
@@ -162,6 +164,16 @@ describeEachDialect('@renamed in the example: restart, no data lost, old clients
         expect(roots.find((f) => f.name === name)).toEqual({ name, isDeprecated: true, deprecationReason: 'Renamed to Item' });
       }
       expect(roots.find((f) => f.name === 'item')?.isDeprecated).toBe(false);
+    });
+
+    it('takes a file at the old path of a renamed type', async () => {
+      const put = await putFile(server.url, `/products/${product.id}/photo`, await png(41));
+      expect(put.status, put.text).toBe(200);
+      expect(put.headers.get('deprecation')).toMatch(/^@\d+$/);
+      expect(put.headers.get('link')?.match(/#Product>; rel="deprecation"/g)).toHaveLength(1);
+      const photo = (await http(server.url, 'GET', `/items/${product.id}?fields=photo`)).json.photo as string;
+      expect(photo).toMatch(/^\/files\//);
+      expect((await http(server.url, 'GET', photo)).status).toBe(200);
     });
 
     it('keeps the old mutations of a renamed type, deprecated, writing the renamed table', async () => {
