@@ -86,7 +86,7 @@ describeEachDialect('Webhooks survive kill -9 between commit and delivery', (ctx
       listed = cli(['list']).stdout;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    expect(listed).toMatch(/^shop\s+http:\/\/\S+\s+product\.\*\s+0\s+1\s+0\s*$/m);
+    expect(listed).toMatch(/^shop\s+http:\/\/\S+\s+product\.\*\s+config\s+0\s+1\s+0\s*$/m);
     const deliveries = cli(['deliveries', '--attempts']);
     expect(deliveries.status, deliveries.stderr).toBe(0);
     expect(deliveries.stdout).toContain(delivery?.id);
