@@ -35,7 +35,7 @@ let installLog = '';
 beforeAll(() => {
   // The sources as a clean checkout has them; the repository's node_modules lends the build its compiler.
   mkdirSync(source);
-  for (const entry of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'LICENSE', 'src', 'examples', 'docs']) cpSync(join(ROOT, entry), join(source, entry), { recursive: true });
+  for (const entry of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'LICENSE', 'src', 'console', 'examples', 'docs']) cpSync(join(ROOT, entry), join(source, entry), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(source, 'node_modules'));
   const pack = run('npm', ['pack', '--json', '--pack-destination', work], source);
   const [result] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
@@ -54,8 +54,8 @@ afterAll(() => {
 describe('the packed tarball', () => {
   it('holds the built code, its types, the example, README and LICENSE, and no tests or source maps', () => {
     expect(tarball).toMatch(new RegExp(`diglot-${manifest.version.replace(/\./g, '\\.')}\\.tgz$`));
-    for (const file of ['package.json', 'LICENSE', 'README.md', 'docs/configuration.md', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'examples/social/schema.graphql']) expect(packed).toContain(file);
-    expect(packed.filter((file) => /\.test\.|\.map$|^src\/|^test\//.test(file))).toEqual([]);
+    for (const file of ['package.json', 'LICENSE', 'README.md', 'docs/configuration.md', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/console/index.html', 'examples/social/schema.graphql']) expect(packed).toContain(file);
+    expect(packed.filter((file) => /\.test\.|\.map$|^src\/|^test\/|^console\//.test(file))).toEqual([]);
   });
 
   it('installs without errors or an install script of its own, the node devDependency staying out of it', () => {
