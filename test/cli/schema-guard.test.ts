@@ -75,6 +75,33 @@ describeEachDialect('diglot diff, and migrate/serve refusing breaking changes', 
     expect(safe.stdout).not.toMatch(/BREAKING/);
   }, CLI_TIMEOUT);
 
+  it('diff --from <database>: a type and a list renamed with @renamed keep their REST routes, deprecated, not removed', async () => {
+    await ctx.reset();
+    const tagged = `type Note {\n  id: ID!\n  title: String!\n  tags: [Tag!]!\n}\n\ntype Tag {\n  id: ID!\n  label: String!\n  notes: [Note!]!\n}\n`;
+    const v1 = schemaFile('r1.graphql', tagged);
+    const v2 = schemaFile(
+      'r2.graphql',
+      tagged.replaceAll('Tag!', 'Label!').replace('type Tag {', 'type Label @renamed(from: "Tag") {').replace('  tags: [Label!]!', '  labels: [Label!]! @renamed(from: "tags")'),
+    );
+    expect((await diglot(['migrate', '--schema', v1, '--db', ctx.url])).status).toBe(0);
+    const json = await diglot(['diff', '--from', ctx.url, '--to', v2, '--json']);
+    const report = JSON.parse(json.stdout) as { changes: { class: string; styles: string[]; message: string; file: string; line: number }[] };
+    const rest = report.changes.filter((change) => change.styles.includes('rest'));
+    expect(rest.filter((change) => change.class !== 'safe').map((change) => change.message)).toEqual([]);
+    // Each old route is kept, deprecated, and placed at the rename that keeps it.
+    for (const route of ['GET /tags', 'POST /tags', 'DELETE /tags/{id}']) {
+      expect(rest).toContainEqual(expect.objectContaining({ class: 'safe', message: `Route ${route} was deprecated`, file: v2, line: 7 }));
+    }
+    for (const route of ['GET /tags/{id}/notes', 'PUT /tags/{id}/notes/{targetId}']) {
+      expect(rest).toContainEqual(expect.objectContaining({ class: 'safe', message: `Route ${route} was deprecated`, file: v2, line: 10 }));
+    }
+    expect(rest).toContainEqual(expect.objectContaining({ class: 'safe', message: 'Route GET /notes/{id}/tags was deprecated', file: v2, line: 4 }));
+    // GraphQL keeps the old root fields, mutations and change events; only the type's own name cannot be kept (docs/schema.md).
+    const graphql = report.changes.filter((change) => change.styles.includes('graphql') && change.class === 'breaking').map((change) => change.message);
+    expect(graphql).toContain("Type 'Tag' was removed");
+    expect(graphql.filter((message) => / was removed from object type '(Query|Mutation|Subscription)'/.test(message))).toEqual([]);
+  }, CLI_TIMEOUT);
+
   it('migrate and serve refuse a breaking change, naming each and the flag; --allow-breaking applies it', async () => {
     await ctx.reset();
     const v1 = schemaFile('g1.graphql', V1);

@@ -11,7 +11,7 @@ import {
   type GraphQLInputObjectType,
   type GraphQLNamedType,
 } from 'graphql';
-import type { Model, ResourceType } from '../../schema/model.js';
+import type { ManyToManyRelation, Model, ResourceType } from '../../schema/model.js';
 import { renamedReason, typeAlias } from '../../schema/renamed.js';
 import { toCamelCase, toPascalCase } from '../../util/naming.js';
 import { addAccountFields } from './account-fields.js';
@@ -84,6 +84,7 @@ export function buildGraphqlSchema(model: Model): GeneratedSchema {
       eventFields[name] = { type: new GraphQLNonNull(object), args: { filter, after: eventCursor }, description: which };
       eventRoles.set(name, { kind, type });
     }
+    addRenamedEvents(type, eventFields, eventRoles);
 
     const createInput = mutationInputType(ctx, type, 'create');
     const updateInput = mutationInputType(ctx, type, 'update');
@@ -115,6 +116,7 @@ export function buildGraphqlSchema(model: Model): GeneratedSchema {
       mutationRoles.set(`add${suffix}`, { kind: 'connect', type, field });
       mutationFields[`remove${suffix}`] = { type: new GraphQLNonNull(object), args, description: `Removes a ${field.target} from ${type.name}.${field.name}; removing one not there changes nothing.` };
       mutationRoles.set(`remove${suffix}`, { kind: 'disconnect', type, field });
+      addRenamedLinks(type, field, mutationFields, mutationRoles);
     }
   }
 
@@ -175,6 +177,44 @@ function addRenamedMutations(type: ResourceType, fields: GraphQLFieldConfigMap<u
     if (config === undefined || fields[old] !== undefined) continue;
     fields[old] = { ...config, deprecationReason };
     roles.set(old, { kind, type: alias });
+  }
+}
+
+/** A renamed type's old change-event fields (`memberCreated`, …), deprecated: they hear the events published under the new name. */
+function addRenamedEvents(type: ResourceType, fields: GraphQLFieldConfigMap<unknown, unknown>, roles: Map<string, RootRole>): void {
+  const alias = typeAlias(type);
+  if (alias === undefined) return;
+  for (const kind of ['created', 'updated', 'deleted'] as const) {
+    const config = fields[`${toCamelCase(type.name)}${toPascalCase(kind)}`];
+    const old = `${toCamelCase(alias.name)}${toPascalCase(kind)}`;
+    if (config === undefined || fields[old] !== undefined) continue;
+    fields[old] = { ...config, deprecationReason: renamedReason(type.name) };
+    roles.set(old, { kind, type: alias });
+  }
+}
+
+/**
+ * The old `add…`/`remove…` mutations of a many-to-many list whose type or
+ * list was renamed (`addMemberFollowers`), deprecated: their role names the
+ * type and the list by the names used, which the planner resolves and reports.
+ */
+function addRenamedLinks(type: ResourceType, field: ManyToManyRelation, fields: GraphQLFieldConfigMap<unknown, unknown>, roles: Map<string, RootRole>): void {
+  const alias = typeAlias(type);
+  const typeNames = [{ named: type, reason: undefined }, ...(alias === undefined ? [] : [{ named: alias, reason: renamedReason(type.name) }])];
+  const fieldNames = [{ name: field.name, reason: undefined }, ...(field.renamedFrom === undefined ? [] : [{ name: field.renamedFrom, reason: renamedReason(field.name) }])];
+  for (const { named, reason: typeReason } of typeNames) {
+    for (const { name, reason: fieldReason } of fieldNames) {
+      const reasons = [typeReason, fieldReason].filter((reason) => reason !== undefined);
+      if (reasons.length === 0) continue;
+      const oldField: ManyToManyRelation = Object.freeze({ ...field, name });
+      for (const [prefix, kind] of [['add', 'connect'], ['remove', 'disconnect']] as const) {
+        const config = fields[`${prefix}${type.name}${toPascalCase(field.name)}`];
+        const old = `${prefix}${named.name}${toPascalCase(name)}`;
+        if (config === undefined || fields[old] !== undefined) continue;
+        fields[old] = { ...config, deprecationReason: reasons.join('; ') };
+        roles.set(old, { kind, type: named, field: oldField });
+      }
+    }
   }
 }
 

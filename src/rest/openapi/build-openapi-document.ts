@@ -1,5 +1,5 @@
 import { resolvePlanLimits, type PlanLimits } from '../../plan/limits.js';
-import type { Model } from '../../schema/model.js';
+import type { Model, ResourceType } from '../../schema/model.js';
 import { componentNames } from './component-names.js';
 import { enumSchemas } from './field-schemas.js';
 import { filterSchema } from './filter-schema.js';
@@ -11,6 +11,7 @@ import { createSchema, formSchema, listSchema, patchSchema, recordSchema } from 
 import { variantWidths } from '../../files/image-variants.js';
 import { fileFieldPaths, FILES_TAG, filesPaths } from './file-paths.js';
 import { resourcePaths } from './resource-paths.js';
+import { renamedPaths } from './renamed-paths.js';
 import { accountPaths, ACCOUNTS_TAG } from './account-paths.js';
 import { anyCaller, securitySchemes } from './security-schemes.js';
 import { SERVICE_TAG, servicePaths } from './service-paths.js';
@@ -55,11 +56,13 @@ export function buildOpenApiDocument(model: Model, options: OpenApiOptions = {})
     schemas[names.filter(type.name)] = filterSchema(type);
     Object.assign(parameters, typeParameters(model, type, names, limits));
     const pathOptions = { requireIfMatch: options.requireIfMatch === true, files: options.files === true };
-    Object.assign(paths, resourcePaths(model, type, names, pathOptions));
-    if (options.files === true) {
-      schemas[names.form(type.name)] = formSchema(type);
-      Object.assign(paths, fileFieldPaths(model, type, names, pathOptions));
-    }
+    const typePaths = (named: ResourceType): Record<string, PathItem> => ({
+      ...resourcePaths(model, named, names, pathOptions),
+      ...(options.files === true ? fileFieldPaths(model, named, names, pathOptions) : {}),
+    });
+    const own = typePaths(type);
+    Object.assign(paths, own, renamedPaths(type, own, typePaths));
+    if (options.files === true) schemas[names.form(type.name)] = formSchema(type);
     tags.push({ name: type.name, description: `${type.description ?? `${type.name} records.`} Collection: \`/${type.path}\`.` });
   }
   Object.assign(schemas, enumSchemas(model), problemSchemas(names));

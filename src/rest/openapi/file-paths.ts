@@ -5,7 +5,7 @@ import { FILE_CSP } from '../../files/served-file-headers.js';
 import type { ComponentNames } from './component-names.js';
 import { ref, type Header, type Operation, type Parameter, type PathItem, type Response } from './openapi-types.js';
 import { filePartSchema, IMAGE_TYPES } from './record-schemas.js';
-import { deprecatedIf, errors, pascal, preconditionRequired, preconditionSentence, writeForbidden, writeSecurity, type ResourcePathOptions } from './resource-paths.js';
+import { deprecatedBy, errors, pascal, preconditionRequired, preconditionSentence, writeForbidden, writeSecurity, type ResourcePathOptions } from './resource-paths.js';
 
 export const FILES_TAG = 'Files';
 
@@ -39,7 +39,7 @@ function uploadOperation(model: Model, type: ResourceType, field: FileField, nam
       `server's size and pixel limits, and fully decodable. Nothing is stored when it is refused or the upload breaks off. Answers with the ` +
       `record as GET would, and its ETag. ${preconditionSentence(options)}`,
     tags: [type.name],
-    ...deprecatedIf(type.deprecated !== undefined || field.deprecated !== undefined),
+    ...deprecatedBy(type, field),
     parameters: [ref('parameters', 'id'), ref('parameters', 'If-Match')],
     requestBody: {
       description: 'A form with one part, `file`.',
@@ -74,7 +74,7 @@ function removeOperation(model: Model, type: ResourceType, field: FileField, nam
       `Sets the ${type.name}'s \`${field.name}\` to null; the file is deleted unless another record shares it. ` +
       `${field.nullable ? '' : `\`${field.name}\` is required, so this answers 400: upload another file instead. `}${preconditionSentence(options)}`,
     tags: [type.name],
-    ...deprecatedIf(type.deprecated !== undefined || field.deprecated !== undefined),
+    ...deprecatedBy(type, field),
     parameters: [ref('parameters', 'id'), ref('parameters', 'If-Match')],
     responses: errors(
       { '204': { description: 'Removed.' } },

@@ -52,6 +52,8 @@ export interface Operation {
   readonly description: string;
   readonly tags: readonly string[];
   readonly deprecated?: boolean;
+  /** A deprecated operation's expected removal date (RFC 8594's Sunset, in the document). */
+  readonly 'x-sunset'?: string;
   readonly parameters?: readonly (Parameter | Reference)[];
   readonly requestBody?: RequestBody;
   readonly responses: Readonly<Record<string, Response | Reference>>;

@@ -4,6 +4,7 @@ import type { ComponentNames } from './component-names.js';
 import { filterOperators } from './filter-schema.js';
 import { ref, type Parameter, type Reference } from './openapi-types.js';
 import { sunsetMark } from './field-schemas.js';
+import { renamedReason } from '../../schema/renamed.js';
 
 /**
  * Parameter components for the REST query grammar (`query-params.ts`). Per
@@ -57,34 +58,46 @@ export function typeParameters(model: Model, type: ResourceType, names: Componen
     [`${type.name}.filter`]: filterParameter('filter', type, names),
   };
   for (const field of type.fields) {
-    if (field.kind === 'file') {
-      const size = sizeParameter(field.name, field.image.sizes);
-      const deprecation = field.sizeDeprecation;
-      parameters[`${type.name}.${field.name}.size`] =
-        deprecation === undefined ? size : { ...size, description: `${size.description}\n\nDeprecated: ${deprecation.reason}`, deprecated: true, ...sunsetMark(deprecation) };
-    }
+    if (field.kind !== 'file') continue;
+    const size = sizeParameter(field.name, field.image.sizes);
+    const deprecation = field.sizeDeprecation;
+    parameters[`${type.name}.${field.name}.size`] =
+      deprecation === undefined ? size : { ...size, description: `${size.description}\n\nDeprecated: ${deprecation.reason}`, deprecated: true, ...sunsetMark(deprecation) };
+    if (field.renamedFrom !== undefined) parameters[`${type.name}.${field.renamedFrom}.size`] = oldNameParameter(sizeParameter(field.renamedFrom, field.image.sizes), field);
   }
   for (const relation of type.fields.filter(isRelation)) {
     const target = model.typesByName.get(relation.target) as ResourceType;
-    const prefix = `${type.name}.${relation.name}`;
-    const only = ` Only with \`include=${relation.name}\`.`;
-    parameters[`${prefix}.fields`] = fieldsParameter(`${relation.name}.fields`, target, only);
-    if (isListRelation(relation)) {
-      parameters[`${prefix}.limit`] = {
-        name: `${relation.name}.limit`,
-        in: 'query',
-        description: `How many ${target.plural} to embed in each record (default ${limits.defaultPageSize}, at most ${limits.maxPageSize}).${only}`,
-        // No `default`: clients such as /docs send a parameter's default, and this one is refused without its include.
-        schema: { type: 'integer', minimum: 0, maximum: limits.maxPageSize },
-      };
-      parameters[`${prefix}.sort`] = sortParameter(`${relation.name}.sort`, target, only);
-      parameters[`${prefix}.filter`] = filterParameter(`${relation.name}.filter`, target, names, only);
-    }
-    for (const field of target.fields) {
-      if (field.kind === 'file') parameters[`${prefix}.${field.name}.size`] = sizeParameter(`${relation.name}.${field.name}`, field.image.sizes, only);
+    // A renamed relation embeds under its old name too (`@renamed`): the same parameters, deprecated.
+    for (const name of namesOf(relation)) {
+      const prefix = `${type.name}.${name}`;
+      const only = ` Only with \`include=${name}\`.`;
+      const embedded: Record<string, Parameter> = {};
+      embedded[`${prefix}.fields`] = fieldsParameter(`${name}.fields`, target, only);
+      if (isListRelation(relation)) {
+        embedded[`${prefix}.limit`] = {
+          name: `${name}.limit`,
+          in: 'query',
+          description: `How many ${target.plural} to embed in each record (default ${limits.defaultPageSize}, at most ${limits.maxPageSize}).${only}`,
+          // No `default`: clients such as /docs send a parameter's default, and this one is refused without its include.
+          schema: { type: 'integer', minimum: 0, maximum: limits.maxPageSize },
+        };
+        embedded[`${prefix}.sort`] = sortParameter(`${name}.sort`, target, only);
+        embedded[`${prefix}.filter`] = filterParameter(`${name}.filter`, target, names, only);
+      }
+      for (const field of target.fields) {
+        if (field.kind !== 'file') continue;
+        embedded[`${prefix}.${field.name}.size`] = sizeParameter(`${name}.${field.name}`, field.image.sizes, only);
+        if (field.renamedFrom !== undefined) embedded[`${prefix}.${field.renamedFrom}.size`] = oldNameParameter(sizeParameter(`${name}.${field.renamedFrom}`, field.image.sizes, only), field);
+      }
+      for (const [key, parameter] of Object.entries(embedded)) parameters[key] = name === relation.name ? parameter : oldNameParameter(parameter, relation);
     }
   }
   return parameters;
+}
+
+/** A parameter under a field's old name (`@renamed`): deprecated, saying what it became. */
+function oldNameParameter(parameter: Parameter, field: Field): Parameter {
+  return { ...parameter, description: `${parameter.description}\n\nDeprecated: ${renamedReason(field.name)}.`, deprecated: true };
 }
 
 /** References to the parameters a read of `type` takes (`list`: the list-only ones too). */
@@ -95,7 +108,7 @@ export function readParameterRefs(type: ResourceType, list: boolean): Reference[
     for (const name of ['limit', 'after', 'before', 'count']) refs.push(ref('parameters', name));
   }
   for (const field of type.fields) {
-    if (field.kind === 'file') refs.push(ref('parameters', `${type.name}.${field.name}.size`));
+    if (field.kind === 'file') for (const name of namesOf(field)) refs.push(ref('parameters', `${type.name}.${name}.size`));
   }
   return refs;
 }
@@ -104,14 +117,16 @@ export function readParameterRefs(type: ResourceType, list: boolean): Reference[
 export function embedParameterRefs(model: Model, type: ResourceType): Reference[] {
   const refs: Reference[] = [];
   for (const relation of type.fields.filter(isRelation)) {
-    const prefix = `${type.name}.${relation.name}`;
-    refs.push(ref('parameters', `${prefix}.fields`));
-    if (isListRelation(relation)) {
-      for (const name of ['limit', 'sort', 'filter']) refs.push(ref('parameters', `${prefix}.${name}`));
-    }
     const target = model.typesByName.get(relation.target) as ResourceType;
-    for (const field of target.fields) {
-      if (field.kind === 'file') refs.push(ref('parameters', `${prefix}.${field.name}.size`));
+    for (const relationName of namesOf(relation)) {
+      const prefix = `${type.name}.${relationName}`;
+      refs.push(ref('parameters', `${prefix}.fields`));
+      if (isListRelation(relation)) {
+        for (const name of ['limit', 'sort', 'filter']) refs.push(ref('parameters', `${prefix}.${name}`));
+      }
+      for (const field of target.fields) {
+        if (field.kind === 'file') for (const name of namesOf(field)) refs.push(ref('parameters', `${prefix}.${name}.size`));
+      }
     }
   }
   return refs;
@@ -131,7 +146,7 @@ function fieldsParameter(name: string, type: ResourceType, suffix = ''): Paramet
 }
 
 function includeParameter(type: ResourceType): Parameter {
-  const relations = type.fields.filter(isRelation).map((field) => field.name);
+  const relations = type.fields.filter(isRelation).flatMap(namesOf);
   return {
     name: 'include',
     in: 'query',

@@ -1,5 +1,5 @@
 import { deleteReach } from '../../schema/delete-reach.js';
-import { isListRelation, type Field, type ManyToManyRelation, type Model, type ResourceType, type ToManyRelation } from '../../schema/model.js';
+import { isListRelation, type DeprecationDates, type Field, type ManyToManyRelation, type Model, type ResourceType, type ToManyRelation } from '../../schema/model.js';
 import type { ComponentNames } from './component-names.js';
 import { bodyFields, onlyAdmins, readForbiddenCodes, writeForbiddenCodes, type WriteOperation } from './forbidden-codes.js';
 import { ref, type MediaType, type Operation, type PathItem, type Reference, type Response, type SecurityRequirement } from './openapi-types.js';
@@ -82,7 +82,7 @@ function listOperation(model: Model, type: ResourceType, names: ComponentNames, 
       `A page of ${type.plural}, filtered, sorted and paged by cursor, with related records embedded on request.`,
     ),
     tags: [type.name],
-    ...deprecatedIf(type.deprecated !== undefined),
+    ...deprecatedBy(type),
     parameters: [...readParameterRefs(type, true), ...embedParameterRefs(model, type), ref('parameters', 'If-None-Match')],
     responses: readResponses(method, names.list(type.name), true, false, readForbidden(model, type, names)),
   };
@@ -107,7 +107,7 @@ function subListOperation(
         .join('\n\n'),
     ),
     tags: [type.name],
-    ...deprecatedIf(type.deprecated !== undefined || target.deprecated !== undefined || relation.deprecated !== undefined),
+    ...deprecatedBy(type, target, relation),
     parameters: [ref('parameters', 'id'), ...readParameterRefs(target, true), ...embedParameterRefs(model, target), ref('parameters', 'If-None-Match')],
     responses: readResponses(method, names.list(target.name), true, true, readForbidden(model, target, names, relation)),
   };
@@ -119,7 +119,7 @@ function getOperation(model: Model, type: ResourceType, names: ComponentNames, m
     summary: method === 'get' ? `Get a ${type.name}` : `Check a ${type.name}`,
     description: readDescription(type, method, `One ${type.name} by id, with related records embedded on request.`),
     tags: [type.name],
-    ...deprecatedIf(type.deprecated !== undefined),
+    ...deprecatedBy(type),
     parameters: [ref('parameters', 'id'), ...readParameterRefs(type, false), ...embedParameterRefs(model, type), ref('parameters', 'If-None-Match')],
     responses: readResponses(method, names.record(type.name), false, true, readForbidden(model, type, names)),
   };
@@ -176,7 +176,7 @@ function createOperation(model: Model, type: ResourceType, names: ComponentNames
     summary: `Create a ${type.name}`,
     description: `Creates a ${type.name} and answers with it as GET would (without \`fields\`), its URL in \`Location\` and its ETag. To-one relations are written as the related record's id.`,
     tags: [type.name],
-    ...deprecatedIf(type.deprecated !== undefined),
+    ...deprecatedBy(type),
     requestBody: {
       description: `The new ${type.name}.${formSentence(type, options)}`,
       required: true,
@@ -211,7 +211,7 @@ function updateOperation(model: Model, type: ResourceType, names: ComponentNames
         : `Changes the fields given in the body (JSON merge patch, RFC 7396); the others keep their value.`) +
       ` Answers with the record as GET would (without \`fields\`) and its ETag. ${preconditionSentence(options)}`,
     tags: [type.name],
-    ...deprecatedIf(type.deprecated !== undefined),
+    ...deprecatedBy(type),
     parameters: [ref('parameters', 'id'), ref('parameters', 'If-Match')],
     requestBody: {
       description:
@@ -242,7 +242,7 @@ function deleteOperation(model: Model, type: ResourceType, names: ComponentNames
     summary: `Delete a ${type.name}`,
     description: `Deletes the ${type.name}. ${onDeleteSentence(model, type)}Its many-to-many links go. ${preconditionSentence(options)}`,
     tags: [type.name],
-    ...deprecatedIf(type.deprecated !== undefined),
+    ...deprecatedBy(type),
     parameters: [ref('parameters', 'id'), ref('parameters', 'If-Match')],
     responses: errors(
       { '204': { description: 'Deleted.' } },
@@ -286,7 +286,7 @@ function linkOperation(model: Model, type: ResourceType, relation: ManyToManyRel
         : `Unlinks the ${relation.target} \`targetId\` from the ${type.name}'s \`${relation.name}\`.`) +
       ' Idempotent: doing it twice answers 204 both times. 404 when either record does not exist.',
     tags: [type.name],
-    ...deprecatedIf(type.deprecated !== undefined || relation.deprecated !== undefined),
+    ...deprecatedBy(type, relation),
     parameters: [ref('parameters', 'id'), ref('parameters', 'targetId')],
     responses: errors(
       { '204': { description: add ? 'Linked.' : 'Unlinked.' } },
@@ -343,9 +343,22 @@ export function errors(
   return all;
 }
 
-export function deprecatedIf(condition: boolean): { readonly deprecated?: true } {
-  return condition ? { deprecated: true } : {};
+/** What `@deprecated` marks: a type or a field. */
+type Deprecatable = { readonly deprecated: string | undefined; readonly deprecatedDates?: DeprecationDates | undefined };
+
+/**
+ * An operation's deprecation, from the things it uses: `deprecated: true`
+ * when one of them is, and `x-sunset`, the earliest sunset among them (the
+ * date its `Sunset` header gives).
+ */
+export function deprecatedBy(...items: readonly Deprecatable[]): OperationDeprecation {
+  const deprecated = items.filter((item) => item.deprecated !== undefined);
+  if (deprecated.length === 0) return {};
+  const sunsets = deprecated.flatMap((item) => (item.deprecatedDates?.sunset === undefined ? [] : [item.deprecatedDates.sunset])).sort();
+  return { deprecated: true, ...(sunsets[0] === undefined ? {} : { 'x-sunset': sunsets[0] }) };
 }
+
+export type OperationDeprecation = { readonly deprecated?: true; readonly 'x-sunset'?: string };
 
 export function pascal(name: string): string {
   return name.charAt(0).toUpperCase() + name.slice(1);

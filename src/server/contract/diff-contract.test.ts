@@ -96,6 +96,11 @@ const CATALOGUE: readonly Case[] = [
   // The old name keeps answering (deprecated) in both styles while the directive stays.
   { name: 'field renamed with @renamed', edit: [['  bio: String\n', '  about: String @renamed(from: "bio")\n']], graphql: 'safe', rest: 'safe' },
   { name: 'required field renamed with @renamed (creates may send either name)', edit: [['  title: String!\n', '  headline: String! @renamed(from: "title")\n']], graphql: 'safe', rest: 'safe' },
+  // Old paths, parameters, root fields, link mutations and change-event names keep answering, deprecated.
+  { name: 'many-to-many list renamed with @renamed (its old sub-paths, embeds and link mutations kept)', edit: [['  tags: [Tag!]!\n', '  labels: [Tag!]! @renamed(from: "tags")\n']], graphql: 'safe', rest: 'safe' },
+  { name: 'to-many list renamed with @renamed', edit: [['  posts: [Post!]!\n}\n\ntype Post', '  articles: [Post!]! @renamed(from: "posts")\n}\n\ntype Post']], graphql: 'safe', rest: 'safe' },
+  // REST keeps every old path; a GraphQL client's `... on Tag` or `__typename` check cannot be kept (docs/schema.md).
+  { name: 'type renamed with @renamed (old paths, root fields, mutations and events kept; the GraphQL type name changes)', edit: [[/\bTag\b/g, 'Label'], ['type Label @allow', 'type Label @renamed(from: "Tag") @allow']], graphql: 'breaking', rest: 'safe' },
   { name: 'field renamed without @renamed (old name gone)', edit: [['  bio: String\n', '  about: String\n']], graphql: 'breaking', rest: 'breaking' },
   { name: 'type renamed without @renamed (routes gone)', edit: [[/\bTag\b/g, 'Label']], graphql: 'breaking', rest: 'breaking' },
   { name: 'description added', edit: [['  bio: String\n', '  "What the user says about themself."\n  bio: String\n']], graphql: 'safe', rest: 'none' },

@@ -14,14 +14,15 @@ export function modelChanges(from: ContractSide, to: ContractSide): ContractChan
     changes.push({ ...change, location: to.locator.locate(coordinate) });
   };
   for (const type of to.model.types) {
-    const before = from.model.typesByName.get(type.name);
+    // A type or field renamed with `@renamed` is compared with what it was.
+    const before = from.model.typesByName.get(type.name) ?? (type.renamedFrom === undefined ? undefined : from.model.typesByName.get(type.renamedFrom));
     if (before === undefined) continue;
     for (const operation of ['read', 'create', 'update', 'delete'] as const) {
       const change = ruleChange(from.model, before.rules[operation], to.model, type.rules[operation]);
       if (change !== undefined) add({ class: opened(type.rules[operation]), styles: ['graphql', 'rest'], message: `Who may ${operation} ${type.name} records changed (${change})` }, type.name);
     }
     for (const field of type.fields) {
-      const old = before.fieldsByName.get(field.name);
+      const old = before.fieldsByName.get(field.name) ?? (field.renamedFrom === undefined ? undefined : before.fieldsByName.get(field.renamedFrom));
       if (old === undefined) continue;
       const coordinate = `${type.name}.${field.name}`;
       for (const operation of ['read', 'write'] as const) {

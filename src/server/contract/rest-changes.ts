@@ -2,6 +2,7 @@ import { buildOpenApiDocument } from '../../rest/openapi/build-openapi-document.
 import { componentNames } from '../../rest/openapi/component-names.js';
 import { HTTP_METHODS, type JsonSchema, type OpenApiDocument, type Operation, type Parameter, type Reference } from '../../rest/openapi/openapi-types.js';
 import type { Model } from '../../schema/model.js';
+import { typeAlias } from '../../schema/renamed.js';
 import type { ChangeClass, ContractChange } from './contract-change.js';
 import type { ContractSide } from './contract-side.js';
 import { modelCoordinate } from './model-coordinate.js';
@@ -269,10 +270,10 @@ function componentTypes(model: Model): ReadonlyMap<string, string> {
   return map;
 }
 
-/** `/users/{id}/posts` → `User.posts`; `/posts/{id}` → `Post`. */
+/** `/users/{id}/posts` → `User.posts`; `/posts/{id}` → `Post`; an old path `@renamed` keeps → the type or field renamed. */
 function routeCoordinate(model: Model, path: string): string {
   const [collection, , member] = path.split('/').filter((segment) => segment !== '');
-  const type = model.types.find((candidate) => candidate.path === collection);
+  const type = model.types.find((candidate) => candidate.path === collection) ?? model.types.find((candidate) => typeAlias(candidate)?.path === collection);
   if (type === undefined) return '';
   return member === undefined ? type.name : modelCoordinate(model, [type.name, member]);
 }
