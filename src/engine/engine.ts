@@ -193,9 +193,10 @@ export interface Engine {
    * from their plans' `deprecations`: `flush()` adds the counts so far to
    * the database now (they are otherwise added every few seconds), `close()`
    * flushes and stops; `deprecatedAt` is the date a `Deprecation` header
-   * gives, once the server has called `prepare(model)`.
+   * gives, once the server has called `prepare(model)`; `record` counts uses
+   * no plan is read for (a change-event subscription's, when it starts).
    */
-  readonly deprecationUsage: Pick<DeprecationUsage, 'flush' | 'close' | 'prepare' | 'deprecatedAt'>;
+  readonly deprecationUsage: Pick<DeprecationUsage, 'flush' | 'close' | 'prepare' | 'deprecatedAt' | 'record'>;
 }
 
 /**

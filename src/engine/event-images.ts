@@ -1,6 +1,7 @@
+import { eventPrefix } from '../schema/event-names.js';
 import type { ResourceType } from '../schema/model.js';
 
-/** `Post` → `post`, `OrderItem` → `orderItem`: the first part of an event type. */
+/** `Post` → `post`, `OrderItem` → `orderItem`: the first part of an event type (schema/event-names.ts). */
 export function eventTypeOf(type: ResourceType): string {
-  return type.name.charAt(0).toLowerCase() + type.name.slice(1);
+  return eventPrefix(type.name);
 }

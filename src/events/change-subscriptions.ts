@@ -1,4 +1,6 @@
+import type { Engine } from '../engine/engine.js';
 import { ApiError } from '../errors/api-error.js';
+import type { DeprecatedUse } from '../plan/deprecated-use.js';
 import type { RequestContext } from '../plan/request-context.js';
 import { pushIterator, type PushIterator } from '../util/push-iterator.js';
 import type { EventHub, EventMessage } from './event-hub.js';
@@ -17,6 +19,14 @@ export interface PlannedFeed<M> {
    * (a selection a deleted record cannot answer).
    */
   readonly renderer: () => (event: EventMessage) => Promise<M | undefined>;
+  /** The deprecated things the question uses (an old type name kept by `@renamed`, a deprecated field): its plan's. */
+  readonly deprecations: readonly DeprecatedUse[];
+}
+
+/** A subscription made: its messages, and the deprecated things its question uses (counted once, when subscribing). */
+export interface Subscribed<M> {
+  readonly results: PushIterator<M>;
+  readonly deprecations: readonly DeprecatedUse[];
 }
 
 /** A change-event subscription as a front-end asks for it, its question already keyed. */
@@ -45,6 +55,7 @@ interface Feed<M> {
   /** The subscriber's message for an event, or undefined when they are not to hear of it. */
   readonly render: (event: EventMessage) => Promise<M | undefined>;
   readonly cost: number;
+  readonly deprecations: readonly DeprecatedUse[];
   /** Events are read one after another, in publication order. */
   queue: Promise<void>;
 }
@@ -73,14 +84,17 @@ export class ChangeSubscriptions<M> {
   readonly #byType = new Map<string, Set<Feed<M>>>();
   #unsubscribe: (() => void) | undefined;
 
-  constructor(private readonly hub: EventHub) {}
+  constructor(
+    private readonly hub: EventHub,
+    private readonly usage: Pick<Engine['deprecationUsage'], 'record'>,
+  ) {}
 
   /**
    * Throws (an ApiError, or what `plan` throws) when the question cannot be
    * subscribed to: over a limit, a selection a deleted record cannot answer,
    * a cursor whose events are no longer kept. Nothing is held then.
    */
-  async subscribe(request: ChangeSubscriptionRequest<M>): Promise<PushIterator<M>> {
+  async subscribe(request: ChangeSubscriptionRequest<M>): Promise<Subscribed<M>> {
     const { after } = request;
     const planned = this.#feeds.get(request.key) ?? request.plan();
     // Charged when it starts, as the first answer of a live read is: its events are the feed's, read once for every subscriber.
@@ -99,15 +113,18 @@ export class ChangeSubscriptions<M> {
     const member: Member<M> = { results, ended: request.ended, last: after ?? 0, held: after === undefined ? undefined : [] };
     // Joined before the backlog is read: what is published from here on reaches `held`, what was before is in the outbox.
     this.#join(feed, member);
-    if (after === undefined) return results;
-    try {
-      const first = await this.#backlogStart(after);
-      void this.#catchUp(feed, member, first);
-    } catch (error) {
-      this.#leave(feed, member);
-      throw error;
+    if (after !== undefined) {
+      try {
+        const first = await this.#backlogStart(after);
+        void this.#catchUp(feed, member, first);
+      } catch (error) {
+        this.#leave(feed, member);
+        throw error;
+      }
     }
-    return results;
+    // Counted when it starts, as a live read is: each event it is sent is the same use.
+    this.usage.record(feed.deprecations, request.context);
+    return { results, deprecations: feed.deprecations };
   }
 
   #feedFor(request: ChangeSubscriptionRequest<M>, planned: PlannedFeed<M> | Feed<M>): Feed<M> {
@@ -116,7 +133,7 @@ export class ChangeSubscriptions<M> {
     // Another subscriber's feed was planned but has gone since: plan it again.
     if (!('renderer' in planned)) return this.#feedFor(request, request.plan());
     const { key, eventType } = request;
-    const feed: Feed<M> = { key, eventType, members: new Set(), render: planned.renderer(), cost: planned.cost, queue: Promise.resolve() };
+    const feed: Feed<M> = { key, eventType, members: new Set(), render: planned.renderer(), cost: planned.cost, deprecations: planned.deprecations, queue: Promise.resolve() };
     // Registered before anything awaits, so a second subscriber with the same question finds this one.
     this.#feeds.set(key, feed);
     let set = this.#byType.get(eventType);

@@ -47,3 +47,30 @@ it('an endpoint wants an event when a pattern matches and its filter holds on th
   expect(popular?.wants(event('post.deleted', null, { title: 'Ace', views: 100 }))).toBe(true);
   expect(popular?.wants(event('user.created', { name: 'Ace' }))).toBe(false);
 });
+
+it('an endpoint set up before a rename (@renamed) keeps its old event names: it wants the events and is sent them under the name it asked by', () => {
+  const renamed = loadSchema([
+    {
+      file: 't.graphql',
+      text: 'type Member @renamed(from: "User") { id: ID! name: String! fans: [Member!]! @renamed(from: "following") }  type Post { id: ID! title: String! views: Int! author: Member! }',
+    },
+  ]);
+  if (!renamed.ok) throw new Error(JSON.stringify(renamed.problems));
+  const [old, both, current] = compileEndpoints(renamed.model, [
+    { name: 'old', url: 'http://x', events: ['user.created', 'user.following.added'], filter: { name: { eq: 'Ada' } }, secret: SECRET },
+    { name: 'both', url: 'http://x', events: ['user.*', 'member.created'], secret: SECRET },
+    { name: 'current', url: 'http://x', events: ['member.*'], secret: SECRET },
+  ]);
+  expect(old?.wants(event('member.created', { name: 'Ada' }))).toBe(true);
+  expect(old?.wants(event('member.created', { name: 'Bo' }))).toBe(false);
+  expect(old?.wants(event('member.updated', { name: 'Ada' }))).toBe(false);
+  expect(old?.typeFor('member.created')).toBe('user.created');
+  expect(old?.typeFor('member.fans.added')).toBe('user.following.added');
+  expect(old?.deprecations.map((use) => use.coordinate)).toEqual(['Member.following', 'User']);
+  // A name a pattern also gives by its new name is sent under that one.
+  expect(both?.typeFor('member.created')).toBe('member.created');
+  expect(both?.typeFor('member.deleted')).toBe('user.deleted');
+  expect(current?.typeFor('member.created')).toBe('member.created');
+  expect(current?.deprecations).toEqual([]);
+  expect(() => compileEndpoints(renamed.model, [{ name: 'typo', url: 'http://x', events: ['usr.created'], secret: SECRET }])).toThrow(/"usr\.created" matches no event type/);
+});

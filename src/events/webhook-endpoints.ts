@@ -3,6 +3,9 @@ import { ApiError } from '../errors/api-error.js';
 import { buildFilter } from '../plan/build-filter.js';
 import { matchesFilter } from '../plan/match-filter.js';
 import type { Filter, Param } from '../plan/read-plan.js';
+import { mergeDeprecations, type DeprecatedUse } from '../plan/deprecated-use.js';
+import { renamedEventUses } from '../plan/deprecations.js';
+import { renamedEventTypes, typeEventTypes, type RenamedEventType } from '../schema/event-names.js';
 import type { Model, ResourceType } from '../schema/model.js';
 import type { StoredEvent } from '../storage/outbox.js';
 import { suggest } from '../util/suggest.js';
@@ -18,6 +21,10 @@ export interface Endpoint {
   readonly backoffMs: number;
   /** Whether the endpoint wants this event (its type, then its filter over the record). */
   wants(event: StoredEvent): boolean;
+  /** The type this endpoint is sent an event under: the one published, or the old name it asked for it by (`@renamed`). */
+  typeFor(eventType: string): string;
+  /** The old names (`@renamed`) its patterns use, as deprecated uses: it is told so (the log), as a client is. */
+  readonly deprecations: readonly DeprecatedUse[];
 }
 
 /** What the accounts flows announce (src/auth/accounts/): their payload, with the link to send, is the event's record. */
@@ -28,19 +35,22 @@ export function eventTypesOf(model: Model): Map<string, ResourceType> {
   const types = new Map<string, ResourceType>();
   const account = model.account === undefined ? undefined : model.typesByName.get(model.account.type);
   if (account !== undefined) for (const type of ACCOUNT_EVENT_TYPES) types.set(type, account);
-  for (const type of model.types) {
-    const prefix = eventPrefix(type);
-    for (const action of ['created', 'updated', 'deleted']) types.set(`${prefix}.${action}`, type);
-    for (const field of type.fields) {
-      if (field.kind === 'manyToMany') for (const action of ['added', 'removed']) types.set(`${prefix}.${field.name}.${action}`, type);
-    }
-  }
+  for (const type of model.types) for (const name of typeEventTypes(type)) types.set(name, type);
   return types;
 }
 
-/** `Post` → `post`: the first part of its event types (as engine/event-images.ts names them). */
-function eventPrefix(type: ResourceType): string {
-  return type.name.charAt(0).toLowerCase() + type.name.slice(1);
+/**
+ * The published event types these patterns ask for only by an old name
+ * (`@renamed`): each with the old name it is sent under. A type a pattern
+ * also names by its current name (`*`, `item.*`) is sent under that.
+ */
+function oldNamesAskedFor(model: Model, patterns: readonly string[]): Map<string, { readonly oldName: string; readonly renamed: RenamedEventType }> {
+  const asked = new Map<string, { readonly oldName: string; readonly renamed: RenamedEventType }>();
+  for (const [oldName, renamed] of renamedEventTypes(model)) {
+    if (asked.has(renamed.current) || patterns.some((pattern) => patternMatches(pattern, renamed.current))) continue;
+    if (patterns.some((pattern) => patternMatches(pattern, oldName))) asked.set(renamed.current, { oldName, renamed });
+  }
+  return asked;
 }
 
 export function patternMatches(pattern: string, type: string): boolean {
@@ -83,13 +93,17 @@ export function checkEndpoint(model: Model, options: WebhookOptions): { readonly
 
 function compileEndpoint(model: Model, known: Map<string, ResourceType>, options: WebhookOptions, report: (problem: EndpointProblem) => void): Endpoint | undefined {
   const covered = new Set<ResourceType>();
+  const patterns = options.events;
+  const byOldName = oldNamesAskedFor(model, patterns);
   options.events.forEach((pattern, i) => {
     const matched = [...known].filter(([type]) => patternMatches(pattern, type));
-    if (matched.length === 0) {
+    const old = [...byOldName.values()].filter((entry) => patternMatches(pattern, entry.oldName));
+    if (matched.length === 0 && old.length === 0) {
       const hint = suggest(pattern, [...known.keys(), ...new Set([...known.keys()].map((type) => `${type.slice(0, type.indexOf('.'))}.*`))]);
       report({ pointer: `/events/${i}`, detail: `"${pattern}" matches no event type${hint === undefined ? '' : `; did you mean "${hint}"?`}` });
     }
     for (const [, type] of matched) covered.add(type);
+    for (const entry of old) covered.add(entry.renamed.type);
   });
   const filters = new Map<string, { filter: Filter; params: unknown[] }>();
   if (options.filter !== undefined) {
@@ -111,7 +125,7 @@ function compileEndpoint(model: Model, known: Map<string, ResourceType>, options
     report({ pointer: '/secret', detail: 'the secret is not a Standard Webhooks secret ("whsec_" and base64)' });
   }
   if (signer === undefined) return undefined;
-  const patterns = options.events;
+  const deprecations = mergeDeprecations([...byOldName.values()].map((entry) => renamedEventUses(entry.renamed)));
   return Object.freeze({
     name: options.name,
     url: options.url,
@@ -119,8 +133,10 @@ function compileEndpoint(model: Model, known: Map<string, ResourceType>, options
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     retryForMs: options.retryForMs ?? DEFAULT_RETRY_FOR_MS,
     backoffMs: options.backoffMs ?? DEFAULT_BACKOFF_MS,
+    deprecations,
+    typeFor: (eventType: string): string => byOldName.get(eventType)?.oldName ?? eventType,
     wants: (event: StoredEvent): boolean => {
-      if (!patterns.some((pattern) => patternMatches(pattern, event.type))) return false;
+      if (!patterns.some((pattern) => patternMatches(pattern, event.type)) && !byOldName.has(event.type)) return false;
       const type = known.get(event.type);
       const compiled = type === undefined ? undefined : filters.get(type.name);
       if (options.filter === undefined) return true;

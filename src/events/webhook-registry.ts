@@ -51,6 +51,7 @@ export class WebhookRegistry {
     this.store = new WebhookEndpointStore(db);
     const compiled = compileEndpoints(model, configured);
     this.#configured = configured.map((options, i) => registered({ ...options, source: 'config', paused: false, createdAt: undefined, updatedAt: undefined }, compiled[i] as Endpoint));
+    for (const { endpoint } of this.#configured) this.#warnOldNames(endpoint);
   }
 
   /** Every endpoint, the configuration file's first. */
@@ -110,7 +111,17 @@ export class WebhookRegistry {
       this.logger?.warn({ endpoint: row.name, problems }, 'a webhook endpoint kept in the database does not fit the schema; it gets no deliveries until changed');
       return [];
     }
+    this.#warnOldNames(endpoint);
     return [registered(definition, endpoint)];
+  }
+
+  /** An endpoint asking for events by an old name (`@renamed`) is sent them under it; its owner is told, as a client's use of an old name is. */
+  #warnOldNames(endpoint: Endpoint): void {
+    if (endpoint.deprecations.length === 0) return;
+    this.logger?.warn(
+      { endpoint: endpoint.name, deprecations: endpoint.deprecations.map((use) => `${use.coordinate}: ${use.reason}`) },
+      'a webhook endpoint names event types by an old name (@renamed); it is sent them under that name while the directive is declared: change its events to the new names',
+    );
   }
 }
 

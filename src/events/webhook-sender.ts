@@ -86,7 +86,8 @@ export class WebhookSender {
   }
 
   async #send(delivery: Delivery, event: StoredEvent): Promise<void> {
-    const payload = eventPayload(event);
+    // Sent under the name the endpoint asked for it by: an old one (`@renamed`) while its patterns use it.
+    const payload = eventPayload({ ...event, type: this.endpoint.typeFor(event.type) });
     const sentAt = new Date();
     const started = performance.now();
     let outcome: DeliveryAttempt['outcome'];

@@ -340,7 +340,7 @@ export function createGraphqlHandler(
     const eventStep = bound.steps.find(isEventStep);
     const hub = events?.();
     if (eventStep !== undefined && hub !== undefined) {
-      feeds ??= new ChangeEventFeeds(hub);
+      feeds ??= new ChangeEventFeeds(hub, engine.deprecationUsage);
       let held: { close(): void } | undefined;
       try {
         held = engine.holdLive(context);

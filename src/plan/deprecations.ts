@@ -5,6 +5,7 @@
  * any other deprecated thing (headers, GraphQL extensions, usage counts).
  */
 import { ApiError } from '../errors/api-error.js';
+import type { RenamedEventType } from '../schema/event-names.js';
 import type { Field, Model, ResourceType } from '../schema/model.js';
 import { renamedReason, resolveField, resolveType } from '../schema/renamed.js';
 import type { DeprecatedUse, DeprecationCollector } from './deprecated-use.js';
@@ -18,6 +19,12 @@ export function fieldAliasUse(type: ResourceType, alias: string, field: Field): 
 /** The use of a type's old name (its old root fields or REST path), kept by `@renamed(from:)`. */
 export function typeAliasUse(type: ResourceType): DeprecatedUse {
   return Object.freeze({ kind: 'type', coordinate: type.renamedFrom ?? type.name, reason: renamedReason(type.name), sunset: undefined, since: undefined });
+}
+
+/** The uses an old event type name stands for (`product.created`, `user.followers.added`): the type's old name, the list's, or both. */
+export function renamedEventUses(renamed: RenamedEventType): DeprecatedUse[] {
+  const { type, oldField } = renamed;
+  return [...(renamed.oldType ? [typeAliasUse(type)] : []), ...(oldField?.renamedFrom === undefined ? [] : [fieldAliasUse(type, oldField.renamedFrom, oldField)])];
 }
 
 /** A type by its name, or by its old one (`@renamed`), reported to `uses`; ROUTE_NOT_FOUND when neither. */

@@ -11,9 +11,11 @@ import { askerKey } from '../plan/principal.js';
 import { imageReadProblem, readImage } from '../plan/read-image.js';
 import type { ReadPlan } from '../plan/read-plan.js';
 import { unlimitedMeter, type RequestContext } from '../plan/request-context.js';
+import { RECORD_ACTIONS, recordEventType, type RecordAction } from '../schema/event-names.js';
 import type { Model, ResourceType } from '../schema/model.js';
+import { mergeDeprecations, type DeprecatedUse } from '../plan/deprecated-use.js';
+import { markDeprecated } from './deprecation-headers.js';
 import { header, searchOf } from '../util/http-request.js';
-import { toCamelCase } from '../util/naming.js';
 import { mergeVary } from '../util/vary.js';
 import { EVENT_STREAM, GOODBYE, OpenStreams } from './event-stream.js';
 import { problemOf } from './problem.js';
@@ -30,9 +32,6 @@ export interface ChangeStreamOptions {
 
 /** One message of the stream: an event as the subscriber may read it, or the end. */
 type Message = { readonly kind: 'event'; readonly position: number; readonly type: string; readonly json: string } | { readonly kind: 'end'; readonly error: unknown; readonly cursor: number };
-
-const KINDS = ['created', 'updated', 'deleted'] as const;
-type Kind = (typeof KINDS)[number];
 
 /** `/events`, unless a type of the schema has that collection: then `/_events` (`GET /` names it either way). */
 export function changeStreamPath(model: Model): string {
@@ -68,57 +67,85 @@ export function registerChangeStream(app: FastifyInstance, options: ChangeStream
     const { types, after } = streamQuery(engine.model, request);
     const hub = options.events();
     if (hub === undefined) throw new ApiError('INTERNAL', { detail: 'The event hub is not running' });
-    subscriptions ??= new ChangeSubscriptions<Message>(hub);
+    subscriptions ??= new ChangeSubscriptions<Message>(hub, engine.deprecationUsage);
     const held = engine.holdLive(context);
     const opened: AsyncIterableIterator<Message>[] = [];
+    const used: (readonly DeprecatedUse[])[] = [];
     const close = (): void => {
       held.close();
       for (const iterator of opened) void iterator.return?.();
     };
     try {
-      for (const { eventType, type, kind } of types) {
-        opened.push(
-          await subscriptions.subscribe({
-            key: `${eventType} rest ${askerKey(engine.model, context.principal)}`,
-            eventType,
-            after,
-            context,
-            plan: () => planFeed(options, context, type, kind),
-            ended: (error, cursor) => ({ kind: 'end', error, cursor }),
-            onEnd: () => undefined,
-          }),
-        );
+      for (const asked of types) {
+        const subscribed = await subscriptions.subscribe({
+          key: `${asked.name} rest ${askerKey(engine.model, context.principal)}`,
+          eventType: asked.eventType,
+          after,
+          context,
+          plan: () => planFeed(options, context, asked),
+          ended: (error, cursor) => ({ kind: 'end', error, cursor }),
+          onEnd: () => undefined,
+        });
+        opened.push(subscribed.results);
+        used.push(subscribed.deprecations);
       }
     } catch (error) {
       close();
       throw error;
     }
+    // An old type name asked for (`@renamed`) is told as on any other route: the stream's headers carry it.
+    markDeprecated(options, reply, mergeDeprecations(used));
     stream(request, reply, opened, streams, close, context);
   });
   methodNotAllowed(app, path, ['GET']);
 }
 
-/** The event types asked for (`?types=`, patterns as webhooks take them; every created, updated and deleted by default) and the cursor. */
-function streamQuery(model: Model, request: FastifyRequest): { types: { eventType: string; type: ResourceType; kind: Kind }[]; after: number | undefined } {
+/**
+ * One event type asked for: the name it was asked by (`name`, sent as each
+ * message's type), the name its events are published under, and the type
+ * name its reads are planned with (the old one, for an old name).
+ */
+interface AskedType {
+  readonly name: string;
+  readonly eventType: string;
+  readonly type: ResourceType;
+  readonly typeName: string;
+  readonly kind: RecordAction;
+}
+
+/**
+ * The event types asked for (`?types=`, patterns as webhooks take them; every created, updated and deleted by default) and the cursor.
+ * Events are published once, under a renamed type's new name; a pattern that matches only its old name (`@renamed`) asks for them under
+ * the old name, so a client listening for `product.created` keeps hearing them as that.
+ */
+function streamQuery(model: Model, request: FastifyRequest): { types: AskedType[]; after: number | undefined } {
   const query = new URLSearchParams(searchOf(request.url));
   for (const name of query.keys()) {
     if (name !== 'types' && name !== 'after') throw new ApiError('QUERY_INVALID_ARGUMENT', { detail: `Unknown query parameter ${name}; allowed: types, after` });
   }
-  const all = model.types.flatMap((type) => KINDS.map((kind) => ({ eventType: `${toCamelCase(type.name)}.${kind}`, type, kind })));
+  const all: AskedType[] = model.types.flatMap((type) => RECORD_ACTIONS.map((kind) => ({ name: recordEventType(type.name, kind), eventType: recordEventType(type.name, kind), type, typeName: type.name, kind })));
+  const old: AskedType[] = model.types.flatMap((type) =>
+    type.renamedFrom === undefined ? [] : RECORD_ACTIONS.map((kind) => ({ name: recordEventType(type.renamedFrom as string, kind), eventType: recordEventType(type.name, kind), type, typeName: type.renamedFrom as string, kind })),
+  );
   const patterns = (query.get('types') ?? '*').split(',').map((pattern) => pattern.trim()).filter((pattern) => pattern !== '');
-  const types = all.filter((candidate) => patterns.some((pattern) => patternMatches(pattern, candidate.eventType)));
-  if (types.length === 0) throw new ApiError('QUERY_INVALID_ARGUMENT', { detail: `types=${query.get('types') ?? ''} matches no event type (such as ${all[0]?.eventType ?? 'post.created'}, or post.*)` });
+  const matches = (candidate: AskedType): boolean => patterns.some((pattern) => patternMatches(pattern, candidate.name));
+  const current = all.filter(matches);
+  const types = [...current, ...old.filter((candidate) => matches(candidate) && !current.some((asked) => asked.eventType === candidate.eventType))];
+  if (types.length === 0) throw new ApiError('QUERY_INVALID_ARGUMENT', { detail: `types=${query.get('types') ?? ''} matches no event type (such as ${all[0]?.name ?? 'post.created'}, or post.*)` });
   const after = eventCursor(header(request, 'last-event-id') ?? query.get('after') ?? undefined);
   return { types, after };
 }
 
 /** The subscriber's view of a type, planned now (rules, masks, limits): how each event of it becomes their message. */
-function planFeed(options: ChangeStreamOptions, context: RequestContext, type: ResourceType, kind: Kind): PlannedFeed<Message> {
+function planFeed(options: ChangeStreamOptions, context: RequestContext, asked: AskedType): PlannedFeed<Message> {
   const { engine, limits } = options;
+  const { type, typeName, kind } = asked;
   const { select } = parseRestQuery(engine.model, type, {}, true);
-  const plan = planReadList(engine.model, type.name, { first: 1 }, select, { limits, fromText: false, principal: context.principal });
+  // Planned by the name asked for: an old one (`@renamed`) is reported as a deprecated use, as on any other route.
+  const plan = planReadList(engine.model, typeName, { first: 1 }, select, { limits, fromText: false, principal: context.principal });
   return {
     cost: engine.readCost([plan]),
+    deprecations: plan.deprecations,
     renderer: () => {
       // The feed reads for all its subscribers with the first one's view, charged to nobody (each paid when subscribing).
       const shared: RequestContext = { ...context, meter: unlimitedMeter() };
@@ -135,15 +162,15 @@ function planFeed(options: ChangeStreamOptions, context: RequestContext, type: R
           json = firstOf((await readImage(plan, image, readOne)).json);
         } else if (kind !== 'deleted') {
           // A rule looks through a relation: the record as it is now, read with the subscriber's rules (gone since: nothing).
-          const narrowed = planReadList(engine.model, type.name, { first: 1, filter: { id: { eq: event.data.id } } }, select, { limits, fromText: false, principal: context.principal });
+          const narrowed = planReadList(engine.model, typeName, { first: 1, filter: { id: { eq: event.data.id } } }, select, { limits, fromText: false, principal: context.principal });
           const result = await engine.read(narrowed, shared);
           json = result.kind === 'list' ? firstOf(result.json) : undefined;
         }
         // Not theirs to see (or a deleted record the rules can no longer judge): no message.
         if (json === undefined) return undefined;
         const member = kind === 'deleted' ? 'previous' : 'record';
-        const body = `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"timestamp":${JSON.stringify(event.timestamp)},"data":{"id":${JSON.stringify(event.data.id)},"${member}":${json}}}`;
-        return { kind: 'event', position: event.position, type: event.type, json: body };
+        const body = `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(asked.name)},"timestamp":${JSON.stringify(event.timestamp)},"data":{"id":${JSON.stringify(event.data.id)},"${member}":${json}}}`;
+        return { kind: 'event', position: event.position, type: asked.name, json: body };
       };
     },
   };
@@ -186,6 +213,8 @@ function stream(request: FastifyRequest, reply: FastifyReply, iterators: readonl
     'content-type': `${EVENT_STREAM}; charset=utf-8`,
     'cache-control': 'no-store',
     'x-accel-buffering': 'no',
+    // A stream's connection is never reused: once it ends, it closes (a finished stream left open would hold the server's shutdown until the keep-alive timeout).
+    connection: 'close',
     vary: mergeVary(inherited['vary'], 'Accept, Authorization') ?? 'Accept, Authorization',
   });
   write(': events\n\n');

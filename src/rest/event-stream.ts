@@ -168,6 +168,8 @@ function openStream(request: FastifyRequest, reply: FastifyReply, stop: () => vo
         // A stream is never stored, and a buffering proxy would hold its events back.
         'cache-control': 'no-store',
         'x-accel-buffering': 'no',
+        // A stream's connection is never reused: once it ends, it closes (a finished stream left open would hold the server's shutdown until the keep-alive timeout).
+        connection: 'close',
         vary: mergeVary(inherited['vary'], varyAuthorization ? 'Accept, Authorization' : 'Accept') ?? 'Accept',
       });
       // A comment first, so the client sees the stream open even when there is nothing new to send.

@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../src/rest/openapi/build-openapi-document.js';
+import { eventsOf } from '../../src/server/create-server.js';
+import { readDeprecationUses } from '../../src/storage/deprecation-uses.js';
 import { migrate } from '../../src/storage/migrate/migrate.js';
 import { gql } from '../graphql/graphql-client.js';
 import { describeEachDialect } from '../support/databases.js';
 import { http } from '../support/http.js';
+import { graphqlWsClient, openEventSource, type LiveGraphqlClient, type LiveSse, type LiveSubscription } from '../support/live-clients.js';
+import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { png } from '../support/images.js';
 import { modelOf } from '../support/model-of.js';
 import { putFile } from '../support/uploads.js';
@@ -27,6 +31,19 @@ function renamed(sdl: string): string {
   return once(text, 'type Item ', 'type Item @renamed(from: "Product") ');
 }
 const AFTER = renamed(BEFORE);
+const ADMIN_KEY = 'renamed-test-admin-key-0123456789';
+const admin = { authorization: `Bearer ${ADMIN_KEY}` };
+
+/** `GET /events` through EventSource, listening for `names`, with the headers of its response kept to be checked. */
+async function openChangeStream(url: string, query: string, names: readonly string[], headers: Record<string, string> = {}): Promise<LiveSse & { readonly headers: Headers }> {
+  let answered: Headers | undefined;
+  const source = openEventSource(`${url}/events?${query}`, headers, names, async (response) => {
+    answered = (await response).headers;
+  });
+  await source.opened;
+  if (answered === undefined) throw new Error('no response');
+  return { ...source, headers: answered };
+}
 
 describeEachDialect('@renamed in the example: restart, no data lost, old clients answered', (ctx) => {
   let server: TestServer;
@@ -46,7 +63,7 @@ describeEachDialect('@renamed in the example: restart, no data lost, old clients
     follower = { user: withFollowers.id, followers: withFollowers.followers.map((f: { id: string }) => f.id) };
     await before.close();
     // The restart: serve and start migrate without --allow-destructive, as this does.
-    server = await startServer(() => ctx.open(), { model: modelOf(AFTER, EXAMPLE_SCHEMA), seed: false });
+    server = await startServer(() => ctx.open(), { model: modelOf(AFTER, EXAMPLE_SCHEMA), seed: false, server: { auth: { adminKey: ADMIN_KEY }, events: { pollMs: 200 } } });
   });
   afterAll(async () => {
     await server.close();
@@ -127,6 +144,109 @@ describeEachDialect('@renamed in the example: restart, no data lost, old clients
     });
   });
 
+  describe('change events under the old type name', () => {
+    let client: LiveGraphqlClient;
+    let count = 0;
+    const createItem = async (): Promise<string> => {
+      count += 1;
+      const created = await http(server.url, 'POST', '/items', { body: { name: `Evented ${count}`, sku: `EVENTED-${ctx.dialect}-${count}`, price: 3 } });
+      expect(created.status, created.text).toBe(201);
+      return created.json.id as string;
+    };
+    /** A subscription is registered when the server reads it, which no message acknowledges: create items until each has heard one. */
+    const untilListening = async (subscriptions: readonly LiveSubscription[]): Promise<void> => {
+      for (let attempt = 0; attempt < 100 && subscriptions.some((sub) => sub.results.waitingCount === 0); attempt++) {
+        await createItem();
+        await eventsOf(server.app).settle();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      for (const sub of subscriptions) while (sub.results.waitingCount > 0) await sub.results.next();
+    };
+
+    beforeAll(() => {
+      client = graphqlWsClient(server.url);
+    });
+    afterAll(async () => {
+      await client.dispose();
+    });
+
+    it('a GraphQL subscriber by the old field hears the events published under the new name, told it is deprecated', async () => {
+      const old = client.subscribe('subscription { productCreated { id name } }');
+      const current = client.subscribe('subscription { itemCreated { id name } }');
+      try {
+        await untilListening([old, current]);
+        const id = await createItem();
+        const heard = await old.results.next();
+        expect(heard.data).toEqual({ productCreated: { id, name: `Evented ${count}` } });
+        expect(heard.extensions.deprecations).toEqual([expect.objectContaining({ kind: 'type', coordinate: 'Product', reason: 'Renamed to Item' })]);
+        const now = await current.results.next();
+        expect(now.data).toEqual({ itemCreated: { id, name: `Evented ${count}` } });
+        expect(now.extensions.event.id).toBe(heard.extensions.event.id);
+        expect(now.extensions.deprecations).toBeUndefined();
+      } finally {
+        old.close();
+        current.close();
+      }
+      const fields = await gql(server.url, '{ __type(name: "Subscription") { fields(includeDeprecated: true) { name isDeprecated deprecationReason } } }');
+      const roots = fields.json.data.__type.fields as { name: string; isDeprecated: boolean; deprecationReason: string | null }[];
+      for (const name of ['productCreated', 'productUpdated', 'productDeleted']) {
+        expect(roots.find((f) => f.name === name)).toEqual({ name, isDeprecated: true, deprecationReason: 'Renamed to Item' });
+      }
+    });
+
+    it('GET /events?types=<old name> sends them under the old name, with the Deprecation headers, and counts the use', async () => {
+      const old = await openChangeStream(server.url, 'types=product.created', ['product.created'], { 'x-client-name': 'old-stream' });
+      const byPattern = await openChangeStream(server.url, 'types=product.*', ['product.created']);
+      const current = await openChangeStream(server.url, 'types=item.created', ['item.created', 'product.created'], { 'x-client-name': 'new-stream' });
+      try {
+        expect(old.headers.get('deprecation')).toMatch(/^@\d+$/);
+        expect(old.headers.get('link')).toContain('</docs/deprecations#Product>; rel="deprecation"');
+        expect(current.headers.get('deprecation')).toBeNull();
+        const id = await createItem();
+        const heard = await old.events.next();
+        expect(heard.type).toBe('product.created');
+        expect(heard.data).toMatchObject({ type: 'product.created', data: { id, record: { id, name: `Evented ${count}` } } });
+        const matched = await byPattern.events.next();
+        expect([matched.type, matched.data.data.id]).toEqual(['product.created', id]);
+        const now = await current.events.next();
+        expect(now.type).toBe('item.created');
+        expect([now.id, now.data.id]).toEqual([heard.id, heard.data.id]);
+        await server.engine.deprecationUsage.flush();
+        const uses = await readDeprecationUses(server.db);
+        expect(uses.filter((row) => row.coordinate === 'Product' && row.client === 'old-stream').map((row) => row.uses)).toEqual([1]);
+        expect(uses.filter((row) => row.client === 'new-stream')).toEqual([]);
+      } finally {
+        old.close();
+        byPattern.close();
+        current.close();
+      }
+    });
+
+    it('a webhook endpoint set up with the old name keeps receiving them, under that name; one with the new name gets them under it', async () => {
+      const receivers: Record<string, WebhookReceiver> = {};
+      try {
+        for (const [name, events] of [['old-name', ['product.created']], ['new-name', ['item.*']]] as const) {
+          const created = await http(server.url, 'POST', '/admin/webhooks', { headers: admin, body: { name, url: 'http://127.0.0.1:9/placeholder', events } });
+          expect(created.status, created.text).toBe(201);
+          const receiver = await startReceiver(String(created.json.secret));
+          receivers[name] = receiver;
+          const moved = await http(server.url, 'PATCH', `/admin/webhooks/${name}`, { headers: admin, body: { url: receiver.url } });
+          expect(moved.status, moved.text).toBe(200);
+        }
+        const id = await createItem();
+        const old = await waitForDelivery(receivers['old-name'] as WebhookReceiver, id);
+        expect(receivers['old-name']?.unverified ?? []).toEqual([]);
+        expect(old.payload).toMatchObject({ type: 'product.created', data: { id, record: { id, name: `Evented ${count}` } } });
+        const current = await waitForDelivery(receivers['new-name'] as WebhookReceiver, id);
+        expect(current.payload.type).toBe('item.created');
+        expect(current.id).toBe(old.id);
+      } finally {
+        for (const name of Object.keys(receivers)) await http(server.url, 'DELETE', `/admin/webhooks/${name}`, { headers: admin });
+        for (const receiver of Object.values(receivers)) await receiver.close();
+      }
+    });
+  });
+
   describe('GraphQL', () => {
     it('keeps the old field, deprecated in introspection, with the same data', async () => {
       const introspection = await gql(server.url, '{ __type(name: "Post") { fields(includeDeprecated: true) { name isDeprecated deprecationReason } } }');
@@ -182,7 +302,7 @@ describeEachDialect('@renamed in the example: restart, no data lost, old clients
       expect(created.json.extensions.deprecations).toContainEqual(expect.objectContaining({ kind: 'type', coordinate: 'Product', reason: 'Renamed to Item' }));
       const id = created.json.data.createProduct.id as string;
       const updated = await gql(server.url, 'mutation($id: ID!) { updateProduct(id: $id, input: { price: 14 }) { price } }', { id });
-      expect(updated.json.data).toEqual({ updateProduct: { price: 14 } });
+      expect(updated.json.data, JSON.stringify(updated.json)).toEqual({ updateProduct: { price: 14 } });
       expect((await http(server.url, 'GET', `/items/${id}?fields=name,price`)).json).toEqual({ name: 'Old-name lamp', price: 14 });
       const deleted = await gql(server.url, 'mutation($id: ID!) { deleteProduct(id: $id) { id } }', { id });
       expect(deleted.json.data).toEqual({ deleteProduct: { id } });
@@ -195,3 +315,13 @@ describeEachDialect('@renamed in the example: restart, no data lost, old clients
     });
   });
 });
+
+/** The delivery of the event about record `id`, once it arrives. */
+async function waitForDelivery(receiver: WebhookReceiver, id: string): Promise<WebhookReceiver['received'][number]> {
+  for (let waited = 0; waited < 400; waited++) {
+    const found = receiver.received.find((delivery) => delivery.payload.data['id'] === id);
+    if (found !== undefined) return found;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no delivery for ${id}`);
+}

@@ -48,11 +48,18 @@ export interface LiveSse {
   close(): void;
 }
 
-/** An EventSource on `url`, sending `headers` (EventSource itself cannot: the package takes a fetch for that). */
-export function openEventSource(url: string, headers: Record<string, string> = {}, names: readonly string[] = []): LiveSse {
+/**
+ * An EventSource on `url`, sending `headers` (EventSource itself cannot: the package takes a fetch for that);
+ * `answered` sees each response, for tests that check its headers.
+ */
+export function openEventSource(url: string, headers: Record<string, string> = {}, names: readonly string[] = [], answered?: (response: Promise<Response>) => Promise<void>): LiveSse {
   const events = new Queue<SseEvent>();
   const source = new EventSource(url, {
-    fetch: (input, init) => fetch(input, { ...init, headers: { ...(init.headers as Record<string, string>), ...headers } }),
+    fetch: async (input, init) => {
+      const response = fetch(input, { ...init, headers: { ...(init.headers as Record<string, string>), ...headers } });
+      await answered?.(response);
+      return response;
+    },
   });
   const take = (type: string) => (event: MessageEvent) => events.push({ type, id: event.lastEventId, data: JSON.parse(String(event.data)) });
   source.addEventListener('update', take('update'));

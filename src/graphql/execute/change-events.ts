@@ -6,7 +6,8 @@ import { askerKey } from '../../plan/principal.js';
 import { unlimitedMeter } from '../../plan/request-context.js';
 import { imageReadProblem, readImage } from '../../plan/read-image.js';
 import type { ReadPlan } from '../../plan/read-plan.js';
-import { toCamelCase } from '../../util/naming.js';
+import { recordEventType } from '../../schema/event-names.js';
+import { resolveType } from '../../schema/renamed.js';
 import type { PushIterator } from '../../util/push-iterator.js';
 import { formatError, type FormattedError } from '../response/format-error.js';
 import type { StreamResult } from '../response/stream-result.js';
@@ -59,8 +60,8 @@ type Render = (event: EventMessage) => Promise<StreamResult | undefined>;
 export class ChangeEventFeeds {
   readonly #subscriptions: ChangeSubscriptions<StreamResult>;
 
-  constructor(hub: EventHub) {
-    this.#subscriptions = new ChangeSubscriptions(hub);
+  constructor(hub: EventHub, usage: Pick<EventSubscription['ctx']['engine']['deprecationUsage'], 'record'>) {
+    this.#subscriptions = new ChangeSubscriptions(hub, usage);
   }
 
   /**
@@ -68,13 +69,15 @@ export class ChangeEventFeeds {
    * be subscribed to: over a limit, a selection a deleted record cannot
    * answer, a cursor whose events are no longer kept. Nothing is held then.
    */
-  subscribe(request: EventSubscription): Promise<PushIterator<StreamResult>> {
+  async subscribe(request: EventSubscription): Promise<PushIterator<StreamResult>> {
     const { ctx, step } = request;
     const after = eventCursor(step.args['after']);
-    const eventType = `${toCamelCase(step.role.type.name)}.${step.role.kind}`;
-    // What decides the message: the question (key, selection, filter) and whose view it is.
-    const key = `${JSON.stringify([eventType, step.key, step.filter ?? null, step.select])} ${askerKey(ctx.engine.model, ctx.context.principal)}`;
-    return this.#subscriptions.subscribe({
+    // A renamed type's old field (`productCreated`, `@renamed`) hears the events published under its new name; its plan reports the old name.
+    const named = step.role.type.name;
+    const eventType = recordEventType(resolveType(ctx.engine.model, named)?.type.name ?? named, step.role.kind);
+    // What decides the message: the question (key, the name it was asked by, selection, filter) and whose view it is.
+    const key = `${JSON.stringify([eventType, named, step.key, step.filter ?? null, step.select])} ${askerKey(ctx.engine.model, ctx.context.principal)}`;
+    const subscribed = await this.#subscriptions.subscribe({
       key,
       eventType,
       after,
@@ -83,6 +86,7 @@ export class ChangeEventFeeds {
       ended: (error, cursor) => withCursor({ data: null, errors: [formatError(error, ctx.format)] }, cursor),
       onEnd: request.onEnd,
     });
+    return subscribed.results;
   }
 }
 
@@ -94,6 +98,7 @@ function planFeed(request: EventSubscription): PlannedFeed<StreamResult> {
   if (live.kind === 'failed') throw new SubscriptionRefused(live.body);
   return {
     cost: ctx.engine.readCost(live.plans),
+    deprecations: live.deprecations,
     renderer: () => {
       // The feed reads for all its subscribers: with the first one's view, charged to nobody's request (each paid when subscribing).
       const shared: EventSubscription = { ...request, ctx: { ...ctx, context: { ...ctx.context, meter: unlimitedMeter() } } };
@@ -169,9 +174,11 @@ function imageRenderer(request: EventSubscription, live: Extract<LiveOperation, 
  * subscriber: they hear nothing of it).
  */
 function messageOf(key: string, body: string, event: EventMessage): StreamResult | undefined {
-  const response = JSON.parse(body) as { data?: Record<string, unknown> | null; errors?: FormattedError[] };
+  const response = JSON.parse(body) as { data?: Record<string, unknown> | null; errors?: FormattedError[]; extensions?: { deprecations?: readonly object[] } };
   const rows = response.data?.[key];
-  const extensions = { event: { id: event.id, timestamp: event.timestamp, cursor: String(event.position) } };
+  // Each message is a whole response, which a client may read alone: it says what deprecated things the subscription uses, as a live query's do.
+  const deprecations = response.extensions?.deprecations;
+  const extensions = { event: { id: event.id, timestamp: event.timestamp, cursor: String(event.position) }, ...(deprecations === undefined ? {} : { deprecations }) };
   if (!Array.isArray(rows) || rows.length === 0) {
     // A read that failed (an outage) is the subscriber's to see; no row is no event.
     return response.errors !== undefined && response.data?.[key] === undefined ? { data: null, errors: response.errors, extensions } : undefined;

@@ -165,7 +165,7 @@ const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 /** A subscription's live query: the plans to watch and how their results become the response, or the response when it failed before reading. */
 export type LiveOperation =
-  | { readonly kind: 'live'; readonly plans: readonly ReadPlan[]; readonly render: (results: readonly ReadResult[]) => string }
+  | { readonly kind: 'live'; readonly plans: readonly ReadPlan[]; readonly render: (results: readonly ReadResult[]) => string; readonly deprecations: readonly DeprecatedUse[] }
   | { readonly kind: 'failed'; readonly body: string };
 
 /**
@@ -193,6 +193,7 @@ export function liveOperation(ctx: RunContext, op: RunnableOperation): LiveOpera
   return {
     kind: 'live',
     plans: planned.map((entry) => entry.plan),
+    deprecations,
     render: (results) => {
       const filled = [...outcomes];
       planned.forEach((entry, i) => {
