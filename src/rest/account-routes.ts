@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accountRequestOf, type AccountRequest, type Accounts, type Session } from '../auth/accounts/accounts.js';
 import { contextOf } from '../auth/request-principal.js';
+import type { Engine } from '../engine/engine.js';
 import { ApiError } from '../errors/api-error.js';
+import { markDeprecated } from './deprecation-headers.js';
 import { methodNotAllowed } from './route-helpers.js';
 
 /**
@@ -10,11 +12,13 @@ import { methodNotAllowed } from './route-helpers.js';
  * too (src/auth/accounts/), so both styles answer alike. Sessions are sent
  * with `Cache-Control: no-store` (RFC 6749 §5.1).
  */
-export function registerAccountRoutes(app: FastifyInstance, accounts: Accounts): void {
+export function registerAccountRoutes(app: FastifyInstance, accounts: Accounts, options: { readonly engine: Pick<Engine, 'deprecationUsage'> }): void {
   const identifier = accounts.account.identifier;
   const route = (path: string, handler: (body: Readonly<Record<string, unknown>>, request: AccountRequest, reply: FastifyReply) => Promise<unknown>): void => {
     app.post(path, async (request, reply) => {
-      const answer = await handler(bodyOf(request), accountRequest(request), reply);
+      // A flow's write that uses deprecated things (a sign-up naming an old field) is told as every REST write is, before it runs.
+      const flowRequest = accountRequestOf(contextOf(request), (uses) => markDeprecated(options, reply, uses));
+      const answer = await handler(bodyOf(request), flowRequest, reply);
       if (answer === undefined) return reply.code(reply.statusCode === 200 ? 204 : reply.statusCode).header('cache-control', 'no-store').send();
       return reply.header('cache-control', 'no-store').type('application/json').send(JSON.stringify(answer));
     });
@@ -50,10 +54,6 @@ export function registerAccountRoutes(app: FastifyInstance, accounts: Accounts):
     app.get('/.well-known/jwks.json', (_request, reply) => reply.header('cache-control', 'public, max-age=300').type('application/jwk-set+json').send(JSON.stringify(jwks)));
     methodNotAllowed(app, '/.well-known/jwks.json', ['GET', 'HEAD']);
   }
-}
-
-function accountRequest(request: FastifyRequest): AccountRequest {
-  return accountRequestOf(contextOf(request));
 }
 
 /** The JSON object sent (an empty body is an empty object: some routes need nothing). */

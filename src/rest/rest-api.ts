@@ -77,7 +77,7 @@ export function registerRestApi(app: FastifyInstance, restOptions: RestApiOption
   }
   const accounts = options.accounts;
   if (accounts !== undefined) {
-    registerAccountRoutes(app, accounts);
+    registerAccountRoutes(app, accounts, options);
     // The caller's own record, through the same plan and rules as GET /<accounts>/<their id>.
     app.get('/me', (request, reply) => getOne(options, accounts.type, request, reply, ownAccountId(principalOf(request))));
     methodNotAllowed(app, '/me', ['GET', 'HEAD']);

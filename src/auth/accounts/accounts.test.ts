@@ -8,7 +8,7 @@ import { testContext } from '../../../test/support/contexts.js';
 import { accountRequestOf, createAccounts } from './accounts.js';
 import { createPasswordHasher } from './password-hash.js';
 
-const REQUEST = accountRequestOf({ ...testContext(ANONYMOUS), client: { key: 'ip:127.0.0.1', address: '127.0.0.1', name: 'unknown' } });
+const REQUEST = accountRequestOf({ ...testContext(ANONYMOUS), client: { key: 'ip:127.0.0.1', address: '127.0.0.1', name: 'unknown' } }, () => undefined);
 
 it('hashes with argon2id and the parameters asked for, and tells an outdated hash', async () => {
   const hasher = createPasswordHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });

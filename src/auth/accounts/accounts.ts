@@ -6,6 +6,7 @@ import { ApiError, isApiError } from '../../errors/api-error.js';
 import { planCreate, planDelete, planUpdate } from '../../plan/build-write.js';
 import { ownAccountId, type Principal } from '../../plan/principal.js';
 import { serverContext, type RequestContext } from '../../plan/request-context.js';
+import type { DeprecatedUse } from '../../plan/deprecated-use.js';
 import { validateInput } from '../../plan/validate-input.js';
 import type { AccountType, ResourceType } from '../../schema/model.js';
 import { AccountStore, isSet, type AccountState, type OneTimePurpose } from '../../storage/accounts.js';
@@ -59,11 +60,17 @@ export interface AccountRequest {
   readonly log: AccountLog;
   /** The request's context: the flow's own writes are charged to it. */
   readonly context: RequestContext;
+  /**
+   * Told the deprecated things a flow's write uses (a sign-up's input naming
+   * an old or deprecated field), as soon as it is planned: the front-end
+   * tells the client as it does for any write (headers, `extensions`).
+   */
+  readonly used: (uses: readonly DeprecatedUse[]) => void;
 }
 
-/** A flow's request, from the request context of whichever transport carried it. */
-export function accountRequestOf(context: RequestContext): AccountRequest {
-  return { principal: context.principal, address: context.client.address, log: context.log, context };
+/** A flow's request, from the request context of whichever transport carried it, and where its deprecated uses go. */
+export function accountRequestOf(context: RequestContext, used: (uses: readonly DeprecatedUse[]) => void): AccountRequest {
+  return { principal: context.principal, address: context.client.address, log: context.log, context, used };
 }
 
 export interface AccountLog {
@@ -197,6 +204,7 @@ export async function createAccounts(engine: Engine, options: AccountsOptions = 
       }
       // The create rule decides who may sign up, as it decides who may create the record any other way.
       const plan = planCreate(model, type.name, values, request.principal);
+      if (plan.deprecations !== undefined) request.used(plan.deprecations);
       const hash = await hasher.hash(secret);
       const counted: RequestContext = { ...request.context };
       countedSignUps.add(counted);

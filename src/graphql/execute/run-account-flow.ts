@@ -1,5 +1,6 @@
 import { accountRequestOf, type Session } from '../../auth/accounts/accounts.js';
 import { planReadOne } from '../../plan/build-read.js';
+import type { DeprecatedUse } from '../../plan/deprecated-use.js';
 import type { AccountAction } from '../schema/roles.js';
 import type { RootStep } from './compile-operation.js';
 import type { RunContext } from './run-operation.js';
@@ -11,19 +12,20 @@ type DataStep = Extract<RootStep, { kind: 'data' }>;
  * routes call, and renders its answer: an `AuthSession` (its `account` read
  * as the new session's principal may read it) or `true`.
  */
-export async function runAccountFlow(ctx: RunContext, step: DataStep, action: AccountAction): Promise<string> {
+export async function runAccountFlow(ctx: RunContext, step: DataStep, action: AccountAction, used: (readonly DeprecatedUse[])[]): Promise<string> {
   if (ctx.accounts === undefined) throw new Error('accounts mutation without an accounts service');
   const flows = ctx.accounts;
-  const request = accountRequestOf(ctx.context);
+  // The flow's write and the session's account read report their deprecated uses where every mutation's go: `extensions.deprecations`.
+  const request = accountRequestOf(ctx.context, (uses) => used.push(uses));
   const args = step.args;
   const identifier = args[flows.account.identifier];
   switch (action) {
     case 'signUp':
-      return sessionJson(ctx, step, await flows.signUp((args['input'] ?? {}) as Readonly<Record<string, unknown>>, args['password'], request));
+      return sessionJson(ctx, step, await flows.signUp((args['input'] ?? {}) as Readonly<Record<string, unknown>>, args['password'], request), used);
     case 'signIn':
-      return sessionJson(ctx, step, await flows.signIn(identifier, args['password'], request));
+      return sessionJson(ctx, step, await flows.signIn(identifier, args['password'], request), used);
     case 'refreshSession':
-      return sessionJson(ctx, step, await flows.refresh(args['refreshToken'], request));
+      return sessionJson(ctx, step, await flows.refresh(args['refreshToken'], request), used);
     case 'signOut':
       await flows.signOut(args['refreshToken'], request);
       return 'true';
@@ -48,12 +50,12 @@ export async function runAccountFlow(ctx: RunContext, step: DataStep, action: Ac
   }
 }
 
-async function sessionJson(ctx: RunContext, step: DataStep, session: Session): Promise<string> {
+async function sessionJson(ctx: RunContext, step: DataStep, session: Session, used: (readonly DeprecatedUse[])[]): Promise<string> {
   const members: string[] = [];
   for (const { key, field } of step.session ?? []) {
     let json: string;
     if (field === '__typename') json = '"AuthSession"';
-    else if (field === 'account') json = await accountJson(ctx, step, session);
+    else if (field === 'account') json = await accountJson(ctx, step, session, used);
     else json = JSON.stringify(session[field as keyof Session]);
     members.push(`${JSON.stringify(key)}:${json}`);
   }
@@ -61,11 +63,12 @@ async function sessionJson(ctx: RunContext, step: DataStep, session: Session): P
 }
 
 /** The account as the one who just signed in sees it: the same plan and rules as `me` would use. */
-async function accountJson(ctx: RunContext, step: DataStep, session: Session): Promise<string> {
+async function accountJson(ctx: RunContext, step: DataStep, session: Session, used: (readonly DeprecatedUse[])[]): Promise<string> {
   const flows = ctx.accounts;
   if (flows === undefined) throw new Error('accounts mutation without an accounts service');
   const principal = flows.principalOf(session);
   const plan = planReadOne(ctx.engine.model, step.role.type.name, session.accountId, step.select, { limits: ctx.planLimits, fromText: false, principal });
+  used.push(plan.deprecations);
   const result = await ctx.engine.read(plan, ctx.context);
   return result.kind === 'one' && result.json !== null ? result.json : 'null';
 }

@@ -321,7 +321,7 @@ async function runMutation(ctx: RunContext, step: DataStep, used: (readonly Depr
     case 'delete':
       return deleteReturning(ctx, engine, step, idArgument(step.args['id']));
     case 'account':
-      return { json: await runAccountFlow(ctx, step, role.action), plan: undefined };
+      return { json: await runAccountFlow(ctx, step, role.action, used), plan: undefined };
     case 'connect':
     case 'disconnect': {
       const id = idArgument(step.args['id']);
