@@ -14,7 +14,8 @@ import { migrate } from '../../src/storage/migrate/migrate.js';
 import { createServer } from '../../src/server/create-server.js';
 import { describeEachDialect } from '../support/databases.js';
 import { http } from '../support/http.js';
-import { graphqlWsClient } from '../support/live-clients.js';
+import { graphqlSseClient, graphqlWsClient, openEventSource, type LiveGraphqlClient } from '../support/live-clients.js';
+import { eventsOf } from '../../src/server/create-server.js';
 import { gql, gqlGet } from '../graphql/graphql-client.js';
 import { DEPRECATIONS_SCHEMA } from '../support/deprecations-schema.js';
 
@@ -152,6 +153,59 @@ describeEachDialect('deprecations', (ctx) => {
     });
   });
 
+  describe('REST live reads and the change stream (Server-Sent Events)', () => {
+    /** An event stream with the headers of its response kept. */
+    const openStream = async (path: string, names: readonly string[] = []) => {
+      let headers: Headers | undefined;
+      const source = openEventSource(`${url}${path}`, {}, names, async (response) => {
+        headers = (await response).headers;
+      });
+      await source.opened;
+      return { ...source, headers: headers as Headers };
+    };
+
+    it('a live read naming a deprecated field carries the headers on its stream, and its updates the data', async () => {
+      const live = await openStream(`/authors/${authorId}?fields=name,nick`);
+      try {
+        expect(live.headers.get('content-type')).toContain('text/event-stream');
+        expect(live.headers.get('deprecation')).toBe(nickSince);
+        expect(live.headers.get('sunset')).toBe(NICK_SUNSET);
+        expect(live.headers.get('link')).toContain(NICK_LINK);
+        const first = await live.events.next();
+        expect(first.type).toBe('update');
+        expect(first.data).toEqual({ name: 'Ada', nick: null });
+      } finally {
+        live.close();
+      }
+      const plain = await openStream(`/authors/${authorId}?fields=name`);
+      try {
+        expect(plain.headers.get('deprecation')).toBeNull();
+        expect((await plain.events.next()).data).toEqual({ name: 'Ada' });
+      } finally {
+        plain.close();
+      }
+    });
+
+    it("GET /events for a deprecated type's events carries its headers", async () => {
+      const stream = await openStream('/events?types=pamphlet.created', ['pamphlet.created']);
+      try {
+        expect(stream.headers.get('deprecation')).toBe(at('2026-03-01'));
+        expect(stream.headers.get('sunset')).toBe('Sun, 31 Jan 2027 00:00:00 GMT');
+        expect(stream.headers.get('link')).toContain('</docs/deprecations#Pamphlet>; rel="deprecation"');
+        await rest('POST', '/pamphlets', { body: { title: 'Streamed' } });
+        // Earlier writes may still be published first.
+        let event = await stream.events.next();
+        while (event.data.data.record.title !== 'Streamed') event = await stream.events.next();
+        expect(event.data).toMatchObject({ type: 'pamphlet.created', data: { record: { title: 'Streamed' } } });
+      } finally {
+        stream.close();
+      }
+      const current = await openStream('/events?types=book.created', ['book.created']);
+      current.close();
+      expect(current.headers.get('deprecation')).toBeNull();
+    });
+  });
+
   it('the OpenAPI document marks deprecated enum values, parameters and sunsets', async () => {
     const document = (await rest('GET', '/openapi.json')).json;
     expect(document.components.schemas.Role['x-deprecated-enum-values']).toEqual(['GUEST']);
@@ -189,6 +243,43 @@ describeEachDialect('deprecations', (ctx) => {
       const response = await gql(url, `mutation { createAuthor(input: { name: "Di", nick: "di", role: GUEST }) { id } }`);
       expect(response.json.errors).toBeUndefined();
       expect(response.json.extensions.deprecations.map((entry: { coordinate: string }) => entry.coordinate)).toEqual(['Author.nick', 'Role.GUEST']);
+    });
+
+    it('over graphql-sse, each payload of a live query says it', async () => {
+      const client = graphqlSseClient(url);
+      try {
+        const subscription = client.subscribe('subscription { authors(first: 5) { nick } }');
+        const first = await subscription.results.next();
+        expect(first.extensions).toEqual({ deprecations: [NICK] });
+        const plain = client.subscribe('subscription { authors(first: 5) { name } }');
+        expect((await plain.results.next()).extensions).toBeUndefined();
+        subscription.close();
+        plain.close();
+      } finally {
+        await client.dispose();
+      }
+    });
+
+    it('a change-event subscription selecting a deprecated field says it in each event, over graphql-ws and graphql-sse', async () => {
+      for (const client of [graphqlWsClient(url), graphqlSseClient(url)] as LiveGraphqlClient[]) {
+        try {
+          const subscription = client.subscribe('subscription { authorCreated { name nick } }');
+          // Registered when the server reads it, which no message acknowledges: write until one arrives.
+          for (let attempt = 0; attempt < 100 && subscription.results.waitingCount === 0; attempt++) {
+            await rest('POST', '/authors', { body: { name: `Evented ${attempt}` } });
+            await eventsOf(app).settle();
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+          // Earlier writes may still be published first: every message says it.
+          const message = await subscription.results.next();
+          expect(message.data.authorCreated).toHaveProperty('nick');
+          expect(message.extensions.deprecations).toEqual([NICK]);
+          expect(message.extensions.event.cursor).toMatch(/^\d+$/);
+          subscription.close();
+        } finally {
+          await client.dispose();
+        }
+      }
     });
 
     it('over graphql-ws, each payload of a subscription says it', async () => {

@@ -286,6 +286,23 @@ describeEachDialect('@renamed in the example: restart, no data lost, old clients
       expect(roots.find((f) => f.name === 'item')?.isDeprecated).toBe(false);
     });
 
+    it('keeps the old link mutations of a renamed list, deprecated', async () => {
+      const users = (await http(server.url, 'GET', '/users?fields=id&limit=100')).json.data as { id: string }[];
+      const target = users.find((user) => user.id !== follower.user && !follower.followers.includes(user.id))?.id as string;
+      const added = await gql(server.url, 'mutation($id: ID!, $target: ID!) { addUserFollowers(id: $id, targetId: $target) { id } }', { id: follower.user, target });
+      expect(added.json.errors).toBeUndefined();
+      expect(added.json.extensions.deprecations).toContainEqual(expect.objectContaining({ kind: 'field', coordinate: 'User.followers', reason: 'Renamed to fans' }));
+      const fans = async (): Promise<string[]> => ((await http(server.url, 'GET', `/users/${follower.user}/fans?fields=id&limit=100`)).json.data as { id: string }[]).map((f) => f.id);
+      expect(await fans()).toContain(target);
+      const removed = await gql(server.url, 'mutation($id: ID!, $target: ID!) { removeUserFollowers(id: $id, targetId: $target) { id } }', { id: follower.user, target });
+      expect(removed.json.errors).toBeUndefined();
+      expect(await fans()).not.toContain(target);
+      const fields = await gql(server.url, '{ __type(name: "Mutation") { fields(includeDeprecated: true) { name isDeprecated deprecationReason } } }');
+      const roots = fields.json.data.__type.fields as { name: string; isDeprecated: boolean; deprecationReason: string | null }[];
+      expect(roots.find((f) => f.name === 'addUserFollowers')).toEqual({ name: 'addUserFollowers', isDeprecated: true, deprecationReason: 'Renamed to fans' });
+      expect(roots.find((f) => f.name === 'addUserFans')?.isDeprecated).toBe(false);
+    });
+
     it('takes a file at the old path of a renamed type', async () => {
       const put = await putFile(server.url, `/products/${product.id}/photo`, await png(41));
       expect(put.status, put.text).toBe(200);
