@@ -71,6 +71,21 @@ beforeAll(async () => {
   document = buildOpenApiDocument(example);
 });
 
+/** A type, its many-to-many lists and a file field renamed with `@renamed`; the type deprecated too, with a sunset. */
+const RENAMED_SDL = `
+  type Label @renamed(from: "Tag") @deprecated(reason: "Use categories.", sunset: "2027-06-30") {
+    id: ID!
+    name: String!
+    icon(size: Int): String @image(sizes: [64]) @renamed(from: "picture")
+    notes: [Note!]!
+  }
+  type Note {
+    id: ID!
+    title: String!
+    labels: [Label!]! @renamed(from: "tags")
+  }
+`;
+
 function edgeModel(): Model {
   return modelOf('edge.graphql', EDGE_SDL);
 }
@@ -120,6 +135,7 @@ describe('the OpenAPI document', () => {
     ['the example schema, with a file store and If-Match required', () => example, { files: true, requireIfMatch: true }],
     ['a schema with deprecated types and colliding names', edgeModel, {}],
     ['a schema with every kind of permission rule, with a file store', () => modelOf('rules.graphql', RULES_SDL), { files: true }],
+    ['a schema with renamed types, lists and file fields, with a file store', () => modelOf('renamed.graphql', RENAMED_SDL), { files: true }],
   ];
   for (const [name, model, options] of variants) {
     it(`is valid OpenAPI 3.1 and clean under spectral:oas, for ${name}`, async () => {
@@ -189,6 +205,38 @@ describe('the OpenAPI document', () => {
     expect(schema(edge, 'Book')).toMatchObject({ deprecated: true });
     expect(schema(edge, 'Book')['description']).toContain('Deprecated: Books are now Works.');
     expect(schema(edge, 'Book').properties['oldAuthor']).toMatchObject({ deprecated: true });
+  });
+
+  it('lists the old paths @renamed keeps answering: deprecated, with their old operationIds, the sunset, and the current shapes', () => {
+    const doc = buildOpenApiDocument(modelOf('renamed.graphql', RENAMED_SDL), { files: true });
+    const byRoute = new Map(operations(doc));
+    const old = {
+      'GET /tags': 'listTags',
+      'POST /tags': 'createTag',
+      'DELETE /tags/{id}': 'deleteTag',
+      'GET /tags/{id}/notes': 'listNotesOfTag',
+      'PUT /tags/{id}/notes/{targetId}': 'addToNotesOfTag',
+      'PUT /tags/{id}/picture': 'uploadPictureOfTag',
+      'GET /notes/{id}/tags': 'listTagsOfNote',
+    };
+    for (const [route, operationId] of Object.entries(old)) {
+      expect(byRoute.get(route), route).toMatchObject({ operationId, deprecated: true, 'x-sunset': '2027-06-30' });
+      expect(byRoute.get(route)?.description, route).toMatch(/^Deprecated: an old path kept by `@renamed`/);
+    }
+    // Linking writes the note, which is not deprecated: the rename alone marks it, with no sunset.
+    expect(byRoute.get('DELETE /notes/{id}/tags/{targetId}')).toMatchObject({ operationId: 'removeFromTagsOfNote', deprecated: true });
+    expect(byRoute.get('DELETE /notes/{id}/tags/{targetId}')).not.toHaveProperty('x-sunset');
+    // What a client of the document before the rename called, not every mix of old and new names the server also answers.
+    expect(byRoute.has('PUT /tags/{id}/icon')).toBe(false);
+    // The current paths keep their own ids; the old ones answer with the same shapes.
+    expect(byRoute.get('GET /labels')).toMatchObject({ operationId: 'listLabels', deprecated: true, 'x-sunset': '2027-06-30' });
+    expect(byRoute.get('GET /notes/{id}/labels')?.operationId).toBe('listLabelsOfNote');
+    expect(byRoute.get('GET /tags')?.responses).toEqual(byRoute.get('GET /labels')?.responses);
+    // Embedding a renamed list under its old name takes the same parameters, deprecated.
+    expect(doc.components.parameters['Note.tags.fields']).toMatchObject({ name: 'tags.fields', deprecated: true });
+    expect(doc.components.parameters['Note.labels.fields']).not.toHaveProperty('deprecated');
+    const include = doc.components.parameters['Note.include']?.schema as { items: { anyOf: { enum?: string[] }[] } };
+    expect(include.items.anyOf[0]?.enum).toEqual(['labels', 'tags']);
   });
 
   it('describes input bodies as validateInput accepts them', () => {
