@@ -18,22 +18,24 @@ export interface GenerationWatch {
  * since the last look (the change bus reads it from the WAL-index, no
  * statement), so a quiet database costs nothing and a busy one a statement
  * a second, never one per request. `changed` runs after the counter was
- * seen to move. On PostgreSQL, which has NOTIFY, it does nothing. Resolves
+ * seen to move; if it fails, it runs again at the next tick. On
+ * PostgreSQL, which has NOTIFY, it does nothing. Resolves
  * once the counter's current value is read: whatever the caller loads after
  * that is either seen or followed by a move.
  */
-export async function watchGeneration(db: Database, changes: Pick<ChangeBus, 'subscribe'>, name: string, changed: () => void): Promise<GenerationWatch> {
+export async function watchGeneration(db: Database, changes: Pick<ChangeBus, 'subscribe'>, name: string, changed: () => Promise<void>): Promise<GenerationWatch> {
   if (db.listen !== undefined) return { bump: () => Promise.resolve(), stop: () => undefined };
   const store = new GenerationStore(db);
-  let known = await store.read(name);
+  // Unreadable (a database not migrated yet): the first look that can read it counts as a move.
+  let known = await store.read(name).catch(() => -1);
   let looking = false;
-  /** The last look failed (the database was busy or gone): look at the next tick, moved or not. */
+  /** The last look or `changed` failed (the database was busy or gone): look at the next tick, moved or not. */
   let failed = false;
   const look = async (): Promise<void> => {
     const now = await store.read(name);
     if (now === known) return;
+    await changed();
     known = now;
-    changed();
   };
   const stop = changes.subscribe(
     (change) => {

@@ -42,14 +42,15 @@ export async function createKeyRevocations(db: Database, changes: Pick<ChangeBus
   const store = new ApiKeyStore(db);
   const revokedIds = async (): Promise<Set<string>> => new Set((await store.list()).flatMap((key) => (key.revokedAt === null ? [] : [key.id])));
   let known = new Set<string>();
-  const generation = await watchGeneration(db, changes, API_KEY_REVOCATIONS_GENERATION, () => {
-    void revokedIds()
-      .then((now) => {
-        const fresh = [...now].filter((id) => !known.has(id));
-        known = now;
-        for (const id of fresh) apply(id);
-      })
-      .catch(() => apply(undefined));
+  const generation = await watchGeneration(db, changes, API_KEY_REVOCATIONS_GENERATION, async () => {
+    const now = await revokedIds().catch((error: unknown) => {
+      // Until it can be read (it is tried again), no key is trusted from memory.
+      apply(undefined);
+      throw error;
+    });
+    const fresh = [...now].filter((id) => !known.has(id));
+    known = now;
+    for (const id of fresh) apply(id);
   });
   // Before a server migrated its database there is no table, and nothing revoked.
   if (db.listen === undefined) known = await revokedIds().catch(() => new Set<string>());

@@ -27,7 +27,7 @@ export interface Suspensions {
 
 export async function createSuspensions(db: Database, store: AccountStore, changes: Pick<ChangeBus, 'subscribe'>): Promise<Suspensions> {
   // Before the first read: a change another process makes after it moves the generation again.
-  const generation = await watchGeneration(db, changes, SUSPENSIONS_GENERATION, () => void reload().catch(() => undefined));
+  const generation = await watchGeneration(db, changes, SUSPENSIONS_GENERATION, () => reload());
   let suspended = new Set(await store.suspendedIds());
   const watchers = new Map<string, Set<() => void>>();
   const apply = (accountId: string, isSuspended: boolean): void => {
