@@ -19,7 +19,7 @@ export const EVENTS_TABLE = '_diglot_events';
 export const DELIVERIES_TABLE = '_diglot_deliveries';
 /** Every delivery attempt: status, latency, response code. */
 export const DELIVERY_LOG_TABLE = '_diglot_delivery_log';
-/** Small counters of the event machinery (the last publication position). */
+/** Small counters: the last publication position of the events, and the generations processes watch (storage/generations.ts). */
 export const EVENT_STATE_TABLE = '_diglot_event_state';
 /** API keys for machines (`diglot keys`): their hashes, never the keys (see storage/api-keys.ts). */
 export const API_KEYS_TABLE = '_diglot_api_keys';
