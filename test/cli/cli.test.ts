@@ -67,6 +67,20 @@ describe('diglot check', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('refuses the names the server takes for itself, each where it is written, with a suggestion where there is one', () => {
+    const file = writeSchema(
+      'reserved.graphql',
+      ['type AdminNote {', '  id: ID!', '}', 'type File { id: ID! }', 'type Me { id: ID! }', 'type Event { id: ID! }', 'type Admin { id: ID! }', ''].join('\n'),
+    );
+    const result = diglot(['check', '--schema', file]);
+    expect(result.status).toBe(1);
+    expect(result.stderr.split('\n').filter((line) => line.startsWith(file))).toEqual([
+      `${file}:1:6 SCHEMA_RESERVED_NAME "AdminNote" is in the admin API's namespace (its GraphQL types are named Admin…, its fields admin…); choose another name. (did you mean Note?)`,
+      `${file}:4:6 SCHEMA_RESERVED_NAME Type "File" would be served at /files, which is the server's own (uploaded files); choose another name.`,
+      `${file}:5:6 SCHEMA_RESERVED_NAME Type "Me" would have the GraphQL field "me", which is the server's own (the signed-in account); choose another name.`,
+    ]);
+  });
+
   it('points inside a broken permission rule, at the token', () => {
     const file = writeSchema(
       'rule.graphql',
