@@ -183,7 +183,7 @@ function joinTable(model: Model, join: JoinTable): TableSpec {
     // The primary key keeps each link once; these list one record's links
     // from either side in the id order of the other (a user's followers,
     // and those they follow).
-    indexes: [idOrderedIndex(join.name, [join.sourceColumn], join.targetColumn), idOrderedIndex(join.name, [join.targetColumn], join.sourceColumn)],
+    indexes: [idOrderedIndex(join.name, [join.sourceColumn], join.targetColumn, true), idOrderedIndex(join.name, [join.targetColumn], join.sourceColumn, true)],
     renamedFrom: previousJoinTable(model, join),
   });
 }
@@ -486,13 +486,13 @@ function index(table: string, columns: readonly string[], unique: boolean, tieBr
  * (`IndexSpec.idOrdered`), so pages in the id order, or in a column's order
  * then the id's, walk it and stop at their limit. Named apart from the
  * `(columns, id)` index earlier versions made, so a migration can build it
- * beside that one before dropping it.
+ * beside that one before dropping it. `covered`: see `IndexSpec.idCovered`.
  */
-function idOrderedIndex(table: string, columns: readonly string[], id: string): IndexSpec {
+function idOrderedIndex(table: string, columns: readonly string[], id: string, covered = false): IndexSpec {
   const spec = index(table, columns, false, id);
   // `@index(fields: ["id", "title"])` names the id itself, somewhere else than last.
   if (spec.columns.at(-1) !== id) return spec;
-  return Object.freeze({ ...spec, name: constraintName(table, [...columns, 'by', id].join('_'), 'idx'), idOrdered: true });
+  return Object.freeze({ ...spec, name: constraintName(table, [...columns, 'by', id].join('_'), 'idx'), idOrdered: true, ...(covered ? { idCovered: true } : {}) });
 }
 
 function freezeTable(table: TableSpec): TableSpec {

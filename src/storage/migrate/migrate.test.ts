@@ -127,9 +127,11 @@ describeEachDialect('migrate from an empty database', (ctx) => {
     const join = schema.tables.get('users_followers');
     expect(join?.primaryKey).toEqual(['source_id', 'target_id']);
     // One record's links from either side, in the id order of the other.
+    // …holding the linked id itself too, so a page of links never reads their rows.
+    const covering = (column: string): string[] => [...new Set([...byId(column), column])];
     expect(join?.indexes.map((index) => index.columns)).toEqual([
-      ['source_id', ...byId('target_id')],
-      ['target_id', ...byId('source_id')],
+      ['source_id', ...covering('target_id')],
+      ['target_id', ...covering('source_id')],
     ]);
     expect([...(schema.clockTables ?? [])].sort()).toEqual(['posts', 'users', 'users_followers']);
 

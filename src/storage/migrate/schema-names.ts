@@ -95,7 +95,7 @@ export function indexTerms(index: IndexSpec, hooks: Pick<SqlCompilerHooks, 'quot
   return index.columns.flatMap((column, i) => {
     const quoted = hooks.quoteIdent(column);
     if (index.caseInsensitive) return [{ sql: hooks.foldCase(quoted), expression: true }];
-    if (index.idOrdered === true && i === last) return hooks.idOrder(() => quoted).map((sql) => ({ sql, expression: sql !== quoted }));
+    if (index.idOrdered === true && i === last) return withId(index, quoted, hooks.idOrder(() => quoted)).map((sql) => ({ sql, expression: sql !== quoted }));
     return [{ sql: quoted, expression: false }];
   });
 }
@@ -105,11 +105,16 @@ export function indexTerms(index: IndexSpec, hooks: Pick<SqlCompilerHooks, 'quot
  * `lower(<column>)` for a case-folded one, and an id ordered by `idOrder`
  * as the dialect's terms in `expressionKey`'s form.
  */
-export function indexKeys(index: Pick<IndexSpec, 'columns' | 'caseInsensitive' | 'idOrdered'>, idOrder: IdOrder): readonly string[] {
+export function indexKeys(index: Pick<IndexSpec, 'columns' | 'caseInsensitive' | 'idOrdered' | 'idCovered'>, idOrder: IdOrder): readonly string[] {
   if (index.caseInsensitive) return index.columns.map((column) => `lower(${column})`);
   const last = index.columns.at(-1);
   if (index.idOrdered !== true || last === undefined) return index.columns;
-  return [...index.columns.slice(0, -1), ...idOrder(() => `"${last}"`).map(expressionKey)];
+  return [...index.columns.slice(0, -1), ...withId(index, last, idOrder(() => `"${last}"`).map(expressionKey))];
+}
+
+/** An id's order terms, then the id itself where the index covers it and the terms do not hold it (`IndexSpec.idCovered`). */
+function withId(index: Pick<IndexSpec, 'idCovered'>, id: string, terms: readonly string[]): readonly string[] {
+  return index.idCovered === true && !terms.includes(id) ? [...terms, id] : terms;
 }
 
 /**

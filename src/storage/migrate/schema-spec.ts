@@ -62,6 +62,12 @@ export interface IndexSpec {
    * order, or ending with it, is read from the index with no sort step.
    */
   readonly idOrdered?: boolean;
+  /**
+   * An id-ordered index that also holds the id itself after its order terms
+   * where they do not (SQLite's one key): a link table's page then reads the
+   * linked ids from the index alone, without a lookup of each link's row.
+   */
+  readonly idCovered?: boolean;
 }
 
 export interface TableSpec {
