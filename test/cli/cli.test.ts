@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { serverNodeFlags, SMALL_HEAP_BYTES } from '../../src/cli/heap-flags.js';
 import { describeEachDialect } from '../support/databases.js';
-import { http } from '../support/http.js';
+import { http, untilCode } from '../support/http.js';
 import { EXAMPLE_SCHEMA, startServer } from '../support/start-server.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -653,6 +653,21 @@ describeEachDialect('diglot keys', (ctx) => {
     const unknown = diglot(['keys', 'revoke', 'nobody', '--db', ctx.url]);
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toContain('no API key has the id or name nobody');
+  });
+
+  it('a key revoked from the command line is refused by a running server that trusts looked-up keys for a minute', async () => {
+    expect(diglot(['migrate', '--schema', EXAMPLE_SCHEMA, '--db', ctx.url]).status).toBe(0);
+    const key = diglot(['keys', 'create', '--role', 'MEMBER', '--name', 'cached', '--db', ctx.url]).stdout.trim();
+    const server = await startServer(() => ctx.open(), { seed: false, server: { auth: { apiKeyCacheMs: 60_000 } } });
+    try {
+      const asKey = () => http(server.url, 'GET', '/users?limit=1', { headers: { authorization: `Bearer ${key}` } });
+      expect((await asKey()).status).toBe(200);
+      expect(diglot(['keys', 'revoke', 'cached', '--db', ctx.url]).status).toBe(0);
+      // The server heard of it (PostgreSQL's channel, SQLite's generation), long before its minute of trust ends.
+      await untilCode(asKey, 'UNAUTHENTICATED');
+    } finally {
+      await server.close();
+    }
   });
 });
 
