@@ -301,8 +301,9 @@ async function main() {
   const total = plan.length * (config.warmup + config.reps * config.duration);
   log(`Warm-up, then ${config.reps} repetitions of ${plan.length} runs (about ${Math.ceil(total / 60)} min)`);
   // Writes are checked and warmed up when their phase begins: records created earlier would change what
-  // the reads return (Diglot's time-ordered ids sort before the seeded ones, so W5's users(first: 50)
-  // would list 50 new users without posts, on Diglot's copy and not on the peers' that do not write).
+  // the reads return on Diglot's copy and not on the peers' that do not write (the hand-written peers
+  // order ids as text, where Diglot's generated ids sort before the seeded ones: their users(first: 50)
+  // would list 50 new users without posts).
   const warm = async (entries) => {
     for (const { name, spec } of entries) {
       await warmUp({ origin: servers.get(name).origin, requests: spec.requests, seconds: config.warmup, connections: config.connections });
@@ -327,7 +328,7 @@ async function main() {
   // how far each let its WAL grow.
   const walPeak = new Map();
   // Writes come last: the users they create would otherwise change what later reads return
-  // (Diglot's time-ordered ids sort before the seeded ones, so users(first: 50) would list them).
+  // (see the warm-up above).
   const phases = [workloads.filter((workload) => workload.write !== true), workloads.filter((workload) => workload.write === true)];
   for (const phase of phases) for (let rep = 1; rep <= config.reps; rep++) {
     if (rep === 1 && phase === phases[1] && phase.length > 0) await startWrites();

@@ -100,19 +100,21 @@ function groupBy(rows, key, parents, map) {
  */
 export function sqliteData(db, { batched = false } = {}) {
   const byId = db.prepare('SELECT * FROM users WHERE id = ?');
-  const firstPage = db.prepare('SELECT * FROM users ORDER BY id LIMIT ?');
-  const pageAfter = db.prepare('SELECT * FROM users WHERE id > ? ORDER BY id LIMIT ?');
-  const postsById = db.prepare('SELECT * FROM posts WHERE author_id = ? ORDER BY id LIMIT ?');
-  const postsNewest = db.prepare('SELECT * FROM posts WHERE author_id = ? ORDER BY created_at DESC, id DESC LIMIT ?');
-  const followers = db.prepare('SELECT u.* FROM users_followers f JOIN users u ON u.id = f.target_id WHERE f.source_id = ? ORDER BY u.id LIMIT ?');
+  // Ids in Diglot's order, shorter first, as the key its indexes hold (`char(length(id)) || id` on SQLite).
+  const k = (id) => `(char(length(${id})) || ${id})`;
+  const firstPage = db.prepare(`SELECT * FROM users ORDER BY ${k('id')} LIMIT ?`);
+  const pageAfter = db.prepare(`SELECT * FROM users WHERE ${k('id')} > ${k('?')} ORDER BY ${k('id')} LIMIT ?`);
+  const postsById = db.prepare(`SELECT * FROM posts WHERE author_id = ? ORDER BY ${k('id')} LIMIT ?`);
+  const postsNewest = db.prepare(`SELECT * FROM posts WHERE author_id = ? ORDER BY created_at DESC, ${k('id')} DESC LIMIT ?`);
+  const followers = db.prepare(`SELECT u.* FROM users_followers f JOIN users u ON u.id = f.target_id WHERE f.source_id = ? ORDER BY ${k('f.target_id')} LIMIT ?`);
   const postsByIdMany = db.prepare(
-    'SELECT j.value AS owner_id, p.* FROM json_each(?) j JOIN posts p ON p.id IN (SELECT q.id FROM posts q WHERE q.author_id = j.value ORDER BY q.id LIMIT ?) ORDER BY j.key, p.id',
+    `SELECT j.value AS owner_id, p.* FROM json_each(?) j JOIN posts p ON p.id IN (SELECT q.id FROM posts q WHERE q.author_id = j.value ORDER BY ${k('q.id')} LIMIT ?) ORDER BY j.key, ${k('p.id')}`,
   );
   const postsNewestMany = db.prepare(
-    'SELECT j.value AS owner_id, p.* FROM json_each(?) j JOIN posts p ON p.id IN (SELECT q.id FROM posts q WHERE q.author_id = j.value ORDER BY q.created_at DESC, q.id DESC LIMIT ?) ORDER BY j.key, p.created_at DESC, p.id DESC',
+    `SELECT j.value AS owner_id, p.* FROM json_each(?) j JOIN posts p ON p.id IN (SELECT q.id FROM posts q WHERE q.author_id = j.value ORDER BY q.created_at DESC, ${k('q.id')} DESC LIMIT ?) ORDER BY j.key, p.created_at DESC, ${k('p.id')} DESC`,
   );
   const followersMany = db.prepare(
-    'SELECT j.value AS owner_id, u.* FROM json_each(?) j JOIN users u ON u.id IN (SELECT f.target_id FROM users_followers f WHERE f.source_id = j.value ORDER BY f.target_id LIMIT ?) ORDER BY j.key, u.id',
+    `SELECT j.value AS owner_id, u.* FROM json_each(?) j JOIN users u ON u.id IN (SELECT f.target_id FROM users_followers f WHERE f.source_id = j.value ORDER BY ${k('f.target_id')} LIMIT ?) ORDER BY j.key, ${k('u.id')}`,
   );
   const insertUser = db.prepare(
     `INSERT INTO users (id, ${USER_INSERT_COLUMNS.join(', ')}) VALUES (?, ${USER_INSERT_COLUMNS.map(() => '?').join(', ')}) RETURNING *`,
@@ -122,7 +124,7 @@ export function sqliteData(db, { batched = false } = {}) {
       const row = byId.get(id);
       return row === undefined ? undefined : userFromSqlite(row);
     },
-    users: (limit, afterId) => (afterId === undefined ? firstPage.all(limit) : pageAfter.all(afterId, limit)).map(userFromSqlite),
+    users: (limit, afterId) => (afterId === undefined ? firstPage.all(limit) : pageAfter.all(afterId, afterId, limit)).map(userFromSqlite),
     postsOf: (id, limit, newest) => (newest ? postsNewest : postsById).all(id, limit).map(postFromSqlite),
     followersOf: (id, limit) => followers.all(id, limit).map(userFromSqlite),
     // Loaders: on SQLite a prepared statement per parent is cheaper than one
@@ -155,16 +157,16 @@ export function pgData(pool) {
     },
     users: async (limit, afterId) =>
       (afterId === undefined
-        ? await q('users-first', 'SELECT * FROM users ORDER BY id LIMIT $1', [limit])
-        : await q('users-after', 'SELECT * FROM users WHERE id > $1 ORDER BY id LIMIT $2', [afterId, limit])
+        ? await q('users-first', 'SELECT * FROM users ORDER BY length(id), id LIMIT $1', [limit])
+        : await q('users-after', 'SELECT * FROM users WHERE (length(id), id) > (length($1), $1) ORDER BY length(id), id LIMIT $2', [afterId, limit])
       ).map(userFromPg),
     postsOf: async (id, limit, newest) =>
       (newest
-        ? await q('posts-newest', 'SELECT * FROM posts WHERE author_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2', [id, limit])
-        : await q('posts', 'SELECT * FROM posts WHERE author_id = $1 ORDER BY id LIMIT $2', [id, limit])
+        ? await q('posts-newest', 'SELECT * FROM posts WHERE author_id = $1 ORDER BY created_at DESC, length(id) DESC, id DESC LIMIT $2', [id, limit])
+        : await q('posts', 'SELECT * FROM posts WHERE author_id = $1 ORDER BY length(id), id LIMIT $2', [id, limit])
       ).map(postFromPg),
     followersOf: async (id, limit) =>
-      (await q('followers', 'SELECT u.* FROM users_followers f JOIN users u ON u.id = f.target_id WHERE f.source_id = $1 ORDER BY u.id LIMIT $2', [id, limit])).map(
+      (await q('followers', 'SELECT u.* FROM users_followers f JOIN users u ON u.id = f.target_id WHERE f.source_id = $1 ORDER BY length(f.target_id), f.target_id LIMIT $2', [id, limit])).map(
         userFromPg,
       ),
     postsOfMany: async (ids, limit, newest) =>
@@ -172,12 +174,12 @@ export function pgData(pool) {
         newest
           ? await q(
               'posts-newest-many',
-              'SELECT * FROM (SELECT p.*, row_number() OVER (PARTITION BY p.author_id ORDER BY p.created_at DESC, p.id DESC) AS rn FROM posts p WHERE p.author_id = ANY($1)) s WHERE rn <= $2 ORDER BY rn',
+              'SELECT * FROM (SELECT p.*, row_number() OVER (PARTITION BY p.author_id ORDER BY p.created_at DESC, length(p.id) DESC, p.id DESC) AS rn FROM posts p WHERE p.author_id = ANY($1)) s WHERE rn <= $2 ORDER BY rn',
               [ids, limit],
             )
           : await q(
               'posts-many',
-              'SELECT * FROM (SELECT p.*, row_number() OVER (PARTITION BY p.author_id ORDER BY p.id) AS rn FROM posts p WHERE p.author_id = ANY($1)) s WHERE rn <= $2',
+              'SELECT * FROM (SELECT p.*, row_number() OVER (PARTITION BY p.author_id ORDER BY length(p.id), p.id) AS rn FROM posts p WHERE p.author_id = ANY($1)) s WHERE rn <= $2',
               [ids, limit],
             ),
         'author_id',
@@ -188,7 +190,7 @@ export function pgData(pool) {
       groupBy(
         await q(
           'followers-many',
-          'SELECT * FROM (SELECT f.source_id AS owner_id, u.*, row_number() OVER (PARTITION BY f.source_id ORDER BY u.id) AS rn FROM users_followers f JOIN users u ON u.id = f.target_id WHERE f.source_id = ANY($1)) s WHERE rn <= $2',
+          'SELECT * FROM (SELECT f.source_id AS owner_id, u.*, row_number() OVER (PARTITION BY f.source_id ORDER BY length(f.target_id), f.target_id) AS rn FROM users_followers f JOIN users u ON u.id = f.target_id WHERE f.source_id = ANY($1)) s WHERE rn <= $2',
           [ids, limit],
         ),
         'owner_id',

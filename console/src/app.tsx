@@ -3,6 +3,7 @@ import { api, messageOf } from './api';
 import { loadModel, type Model } from './model';
 import { href, useRoute } from './router';
 import { session, useCredential } from './session';
+import { loadStart, type StartDocument } from './start';
 import { ThemeToggle } from './parts/theme-toggle';
 import { Notice, Progress } from './parts/status';
 import { SignIn } from './pages/sign-in';
@@ -31,13 +32,20 @@ function useAdmin(token: string | undefined): boolean | undefined {
 export function App() {
   const credential = useCredential();
   const route = useRoute();
+  const [start, setStart] = useState<StartDocument | undefined>(undefined);
   const [model, setModel] = useState<Model | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
+  const [modelError, setModelError] = useState<string | undefined>(undefined);
   const admin = useAdmin(credential?.accessToken);
 
   useEffect(() => {
-    loadModel().then(setModel, (cause: unknown) => setError(`The API description could not be loaded: ${messageOf(cause)}`));
+    loadStart().then(setStart, (cause: unknown) => setError(`The server could not be asked what it is (GET /): ${messageOf(cause)}`));
   }, []);
+  // Read once the start document is in (effects run after the paint): the sign-in form is on the screen while this loads.
+  useEffect(() => {
+    if (start === undefined) return;
+    loadModel().then(setModel, (cause: unknown) => setModelError(`The API description could not be loaded: ${messageOf(cause)}`));
+  }, [start]);
 
   const section = route.parts[0] ?? '';
   const nav = [
@@ -54,7 +62,7 @@ export function App() {
       </a>
       <header class="top">
         <a class="brand" href={href()}>
-          {model?.title ?? 'Diglot'} <span>console</span>
+          {start?.name ?? 'Diglot'} <span>console</span>
         </a>
         {credential !== undefined && (
           <nav aria-label="Sections">
@@ -89,19 +97,23 @@ export function App() {
       <main id="main" tabIndex={-1}>
         {error !== undefined ? (
           <Notice kind="error">{error}</Notice>
+        ) : start === undefined ? (
+          <Progress label="Loading" />
+        ) : credential === undefined ? (
+          <SignIn start={start} />
+        ) : modelError !== undefined ? (
+          <Notice kind="error">{modelError}</Notice>
         ) : model === undefined ? (
           <Progress label="Loading the API description" />
-        ) : credential === undefined ? (
-          <SignIn model={model} />
         ) : (
-          <Section model={model} section={section} parts={route.parts} query={route.query} admin={admin === true} />
+          <Section model={model} start={start} section={section} parts={route.parts} query={route.query} admin={admin === true} />
         )}
       </main>
     </>
   );
 }
 
-function Section(props: { model: Model; section: string; parts: readonly string[]; query: URLSearchParams; admin: boolean }) {
+function Section(props: { model: Model; start: StartDocument; section: string; parts: readonly string[]; query: URLSearchParams; admin: boolean }) {
   const { model, parts } = props;
   switch (props.section) {
     case '':
@@ -118,7 +130,7 @@ function Section(props: { model: Model; section: string; parts: readonly string[
     case 'keys':
       return <KeysPage model={model} />;
     case 'events':
-      return <EventsPage model={model} admin={props.admin} />;
+      return <EventsPage streamPath={props.start.links.events} admin={props.admin} />;
     default:
       return <Notice kind="error">Nothing here: {parts.join('/')}</Notice>;
   }

@@ -48,13 +48,8 @@ export interface ModelType {
 export interface Model {
   readonly types: readonly ModelType[];
   readonly byName: ReadonlyMap<string, ModelType>;
-  readonly title: string;
-  /** The account type's identifier field (`email`), when the server signs people in. */
-  readonly signInFields?: readonly string[];
   /** The type people sign in as (the one `/me` answers with). */
   readonly accountType?: string;
-  /** The OpenAPI document as fetched, for pages that show more of it. */
-  readonly document: OpenApi;
 }
 
 type Schema = Record<string, unknown>;
@@ -66,7 +61,6 @@ interface Operation {
 }
 type PathItem = Partial<Record<'get' | 'post' | 'put' | 'patch' | 'delete', Operation>>;
 export interface OpenApi {
-  readonly info?: { readonly title?: string };
   readonly paths: Record<string, PathItem>;
   readonly components?: { readonly schemas?: Record<string, Schema>; readonly parameters?: Record<string, { readonly name?: string; readonly schema?: Schema }> };
 }
@@ -138,14 +132,10 @@ export function modelOf(document: OpenApi): Model {
       hasFiles: fields.some((field) => field.kind === 'file'),
     });
   }
-  const signIn = document.paths['/auth/sign-in']?.post?.requestBody?.content?.['application/json']?.schema;
   return {
     types: result,
     byName: new Map(result.map((type) => [type.name, type])),
-    title: document.info?.title ?? 'Diglot',
-    signInFields: (signIn?.['required'] as string[] | undefined)?.filter((field) => field !== 'password'),
     accountType: refName(document.paths['/me']?.get?.responses?.['200']?.content?.['application/json']?.schema),
-    document,
   };
 }
 

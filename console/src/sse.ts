@@ -13,13 +13,14 @@ export interface StreamMessage {
   readonly data: string;
 }
 
-/** Reads the stream until it ends or `signal` aborts; reconnects are the caller's choice. */
-export async function readEventStream(url: string, onMessage: (message: StreamMessage) => void, signal: AbortSignal): Promise<void> {
+/** Reads the stream until it ends or `signal` aborts; `onOpen` once the server has answered (it subscribes before it answers); reconnects are the caller's choice. */
+export async function readEventStream(url: string, onMessage: (message: StreamMessage) => void, signal: AbortSignal, onOpen?: () => void): Promise<void> {
   const headers: Record<string, string> = { accept: 'text/event-stream' };
   const token = session.token();
   if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
   const response = await fetch(url, { headers, signal, cache: 'no-store' });
   if (!response.ok || response.body === null) throw await problemFrom(response);
+  onOpen?.();
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   let event = 'message';

@@ -48,7 +48,7 @@ export function createApiKeyAdmin(model: Model, db: Database, revocations: Pick<
       if (key.revokedAt !== null) return key;
       // Revoked by id alone: `revoke` also takes a name, and an id must not be read as another key's name.
       await store.revoke(key.id, new Date().toISOString());
-      revocations.revoked(key.id);
+      await revocations.revoked(key.id);
       return get(id);
     },
   };

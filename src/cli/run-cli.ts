@@ -14,6 +14,7 @@ import { createFileService, DEFAULT_FILES_DIRECTORY } from '../files/file-servic
 import { isApiError } from '../errors/api-error.js';
 import { formatProblems, loadSchema, loadSchemaFiles, type SchemaSource } from '../schema/load-schema.js';
 import type { Model } from '../schema/model.js';
+import { API_KEYS_CHANNEL } from '../auth/key-revocations.js';
 import type { Database } from '../storage/dialect.js';
 import { formatPlan, migrate, type MigrateOptions, type MigrateResult } from '../storage/migrate/migrate.js';
 import { readAppliedSchema, type AppliedSchema } from '../storage/migrate/applied-schema.js';
@@ -196,12 +197,15 @@ export async function runCli(argv: readonly string[]): Promise<void> {
       });
     });
   addOptions(keys.command('revoke'), ['db'])
-    .description('revoke an API key by id or name; servers refuse it within a few seconds (they trust a looked-up key for 5 s)')
+    .description('revoke an API key by id or name; running servers refuse it at once (on SQLite, within a second)')
     .argument('<id|name>')
     .action(async (which: string, _flags: unknown, command: Command) => {
-      await withApiKeys(optionsOf(command, ['db'], env).db, async (store) => {
+      await withApiKeys(optionsOf(command, ['db'], env).db, async (store, db) => {
         const result = await store.revoke(which, new Date().toISOString());
         if (result === 'not-found') throw new CliError(`no API key has the id or name ${which}`);
+        // On PostgreSQL the running servers hear it on their channel, as from the admin API; SQLite's processes watch a generation.
+        const revoked = (await store.list()).find((key) => key.id === which || key.name === which);
+        if (result === 'revoked' && revoked !== undefined) await db.notify?.(API_KEYS_CHANNEL, revoked.id);
         process.stdout.write(result === 'revoked' ? `revoked ${which}\n` : `${which} was already revoked\n`);
       });
     });
@@ -314,11 +318,11 @@ async function withDatabase(target: string, work: (db: Database) => Promise<void
   }
 }
 
-async function withApiKeys(target: string, work: (store: ApiKeyStore) => Promise<void>): Promise<void> {
+async function withApiKeys(target: string, work: (store: ApiKeyStore, db: Database) => Promise<void>): Promise<void> {
   await withDatabase(target, async (db) => {
     const store = new ApiKeyStore(db);
     if (!(await store.ready())) throw new CliError('this database has no API key table yet: run `diglot migrate` (or `serve`) on it first');
-    await work(store);
+    await work(store, db);
   });
 }
 

@@ -58,7 +58,10 @@ export function createEventHub(options: EventHubOptions): EventHub {
   const registry = options.registry ?? new WebhookRegistry(engine.model, db, options.webhooks ?? [], options.logger);
   /** One sender per endpoint that is not paused, made again when its definition changes. */
   const senders = new Map<string, { readonly version: string; readonly sender: WebhookSender }>();
+  /** Some endpoint is known, paused or not: a paused one needs each commit published at once too, or an event committed while it is paused could be published (and queued for it) only after it resumed. */
+  let endpointsKnown = false;
   const syncSenders = (): void => {
+    endpointsKnown = registry.current().length > 0;
     const wanted = new Map(registry.current().filter((entry) => !entry.definition.paused).map((entry) => [entry.endpoint.name, entry]));
     for (const [name, held] of senders) {
       if (wanted.get(name)?.version === held.version) continue;
@@ -103,8 +106,10 @@ export function createEventHub(options: EventHubOptions): EventHub {
   const pumpOnce = async (): Promise<void> => {
     dirty = false;
     let published = 0;
+    // Routed by the endpoints committed now, whichever instance changed them last.
+    const ready = (): Promise<void> => registry.upToDate();
     for (;;) {
-      const batch = await store.publish(PUBLISH_BATCH, route);
+      const batch = await store.publish(PUBLISH_BATCH, route, ready);
       published += batch.length;
       if (batch.length < PUBLISH_BATCH) break;
     }
@@ -155,7 +160,7 @@ export function createEventHub(options: EventHubOptions): EventHub {
   let dirty = false;
   let ticks = 0;
   /** Somebody waits for events now: webhooks or subscribers. Without them, publishing waits for the poll, in batches, off the writes' way. */
-  const consumed = (): boolean => senders.size > 0 || listeners.size > 0;
+  const consumed = (): boolean => endpointsKnown || listeners.size > 0;
   /**
    * What the change bus says. A commit here publishes now (or at the next
    * poll when nobody waits); another instance's commit is published by that

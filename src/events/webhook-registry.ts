@@ -41,6 +41,8 @@ export class WebhookRegistry {
   readonly #listeners = new Set<() => void>();
   #loading: Promise<void> | undefined;
   #again = false;
+  /** The generation of the database's endpoints when `#stored` was read (undefined before the first read). */
+  #generation: number | undefined;
 
   constructor(
     private readonly model: Model,
@@ -78,12 +80,17 @@ export class WebhookRegistry {
     this.#loading = (async () => {
       do {
         this.#again = false;
+        // Read before the rows: a change committed after this read moves it again, and the next look reloads.
+        const generation = await this.store.generation().catch(() => undefined);
         const rows = await this.store.list().catch((error: unknown) => {
           // Before `migrate` made the table (a one-off use), or an outage: keep what is known.
           this.logger?.warn({ err: error }, 'cannot read the webhook endpoints kept in the database; keeping the ones known');
           return undefined;
         });
-        if (rows !== undefined) this.#stored = rows.flatMap((row) => this.#compile(row));
+        if (rows !== undefined) {
+          this.#stored = rows.flatMap((row) => this.#compile(row));
+          this.#generation = generation;
+        }
       } while (this.#repeat());
     })().finally(() => {
       this.#loading = undefined;
@@ -91,6 +98,19 @@ export class WebhookRegistry {
     return this.#loading.then(() => {
       for (const listener of this.#listeners) listener();
     });
+  }
+
+  /**
+   * Resolves once the endpoints held are the ones committed when it was
+   * called: one statement compares the database's generation with the one
+   * they were read at, and reloads when another process changed them (its
+   * notice may still be on its way). A publication calls it, so an event
+   * written after a change is routed by the change, whichever instance made it.
+   */
+  async upToDate(): Promise<void> {
+    const generation = await this.store.generation().catch(() => undefined);
+    if (generation !== undefined && generation !== this.#generation) await this.reload();
+    else await this.#loading;
   }
 
   /** After this process changed the table: reload here, and tell the other instances. */

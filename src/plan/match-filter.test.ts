@@ -60,6 +60,9 @@ const FILTERS: FilterInput[] = [
   { not: { or: [{ rank: { gt: 2 } }, { done: { eq: true } }] } },
   { or: [{ rank: { gt: 2 } }, { not: { weight: { lt: 1 } } }] },
   { and: [{ not: { done: { eq: false } } }, { status: { ne: 'CLOSED' } }] },
+  // Ids compare shorter first: every generated id (26 characters) is after "9", though as text it comes before it.
+  { id: { gt: '9' } },
+  { id: { lte: '9' } },
 ];
 
 /**

@@ -1,3 +1,4 @@
+import { compareIdOrder } from '../util/ids.js';
 import type { Filter } from './read-plan.js';
 
 /**
@@ -64,7 +65,8 @@ function truth(filter: Filter, params: readonly unknown[], record: Readonly<Reco
         case 'startsWith':
           return typeof value === 'string' && typeof operand === 'string' ? value.startsWith(operand) : null;
         default: {
-          const order = compare(value, operand);
+          // The record's id compares in the id order (shorter first), as the SQL does.
+          const order = filter.field === 'id' && typeof value === 'string' && typeof operand === 'string' ? compareIdOrder(value, operand) : compare(value, operand);
           return order === undefined ? null : holds(filter.op, order);
         }
       }

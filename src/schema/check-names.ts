@@ -3,6 +3,7 @@ import { toCamelCase } from '../util/naming.js';
 import { typeNames } from './renamed.js';
 import type { TypeDraft } from './drafts.js';
 import type { JoinTable } from './model.js';
+import { RESERVED_PATHS, RESERVED_ROOT_FIELDS } from './reserved-names.js';
 import { locate, type ProblemList } from './schema-problem.js';
 
 /**
@@ -94,5 +95,31 @@ export function checkJoinTableCollisions(types: readonly TypeDraft[], joinTables
       );
     }
     seen.add(joinTable.name);
+  }
+}
+
+/** A type whose collection or GraphQL root field would be one of the server's own (reserved-names.ts), under its name or the name it is @renamed from. */
+export function checkReservedNames(types: readonly TypeDraft[], problems: ProblemList): void {
+  for (const type of types) {
+    const path = RESERVED_PATHS.get(type.path);
+    if (path !== undefined) {
+      problems.at(type.nameNode, 'SCHEMA_RESERVED_NAME', `Type "${type.name}" would be served at /${type.path}, which is the server's own (${path}); choose another name.`);
+    }
+    for (const field of [toCamelCase(type.name), type.plural]) {
+      const what = RESERVED_ROOT_FIELDS.get(field);
+      if (what !== undefined) {
+        problems.at(type.nameNode, 'SCHEMA_RESERVED_NAME', `Type "${type.name}" would have the GraphQL field "${field}", which is the server's own (${what}); choose another name.`);
+      }
+    }
+    if (type.renamedFrom === undefined || type.renamedFrom.from === type.name) continue;
+    const old = typeNames(type.renamedFrom.from);
+    const oldPath = RESERVED_PATHS.get(old.path);
+    if (oldPath !== undefined) {
+      problems.at(
+        type.renamedFrom.node,
+        'SCHEMA_RESERVED_NAME',
+        `Type "${type.name}" is @renamed from "${type.renamedFrom.from}", whose path /${old.path} it would keep answering, but that path is the server's own (${oldPath}); remove the directive.`,
+      );
+    }
   }
 }

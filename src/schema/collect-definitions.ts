@@ -14,6 +14,7 @@ import { DECLARABLE_SCALARS, RESERVED_TYPE_NAMES, ROOT_TYPE_NAMES } from './dire
 import type { Deprecation } from './model.js';
 import { type DirectiveUse, readDirectives } from './read-directives.js';
 import { readDeprecation } from './read-deprecation.js';
+import { ADMIN_PREFIX, isAdminName, serverTypeNameProblem } from './reserved-names.js';
 import { locate, type ProblemList } from './schema-problem.js';
 
 /** An object type with its `extend type` blocks merged in. */
@@ -93,6 +94,7 @@ export function collectDefinitions(definitions: readonly DefinitionNode[], probl
     return true;
   };
 
+  const declared = new Set(definitions.flatMap((definition) => ('name' in definition && definition.name !== undefined ? [definition.name.value] : [])));
   const refuseReserved = (name: NameNode): boolean => {
     if (ROOT_TYPE_NAMES.has(name.value)) {
       problems.at(
@@ -104,6 +106,11 @@ export function collectDefinitions(definitions: readonly DefinitionNode[], probl
     }
     if (RESERVED_TYPE_NAMES.has(name.value) || name.value.startsWith('__')) {
       problems.at(name, 'SCHEMA_RESERVED_NAME', `"${name.value}" is a built-in type name; choose another name.`);
+      return true;
+    }
+    const serverName = serverTypeNameProblem(name.value);
+    if (serverName !== undefined) {
+      problems.at(name, 'SCHEMA_RESERVED_NAME', serverName, withoutAdminPrefix(name.value, declared));
       return true;
     }
     return false;
@@ -257,4 +264,12 @@ function addValues(enumeration: MutableEnum, values: readonly EnumValueDefinitio
     enumeration.valueNames.add(value.name.value);
     enumeration.values.push(value);
   }
+}
+
+/** `AdminNote` → `Note`: the name without the admin prefix, when that one is free. */
+function withoutAdminPrefix(name: string, declared: ReadonlySet<string>): string | undefined {
+  if (!isAdminName(name)) return undefined;
+  const rest = name.slice(ADMIN_PREFIX.length).replace(/^_+/, '');
+  const free = /^[A-Z]/.test(rest) && !declared.has(rest) && !RESERVED_TYPE_NAMES.has(rest) && !ROOT_TYPE_NAMES.has(rest) && serverTypeNameProblem(rest) === undefined;
+  return free ? rest : undefined;
 }

@@ -321,6 +321,47 @@ describe('problems', () => {
     ]);
   });
 
+  it('refuses the names the server takes for itself: the admin namespace, its GraphQL types, its routes, its root fields', () => {
+    const problems = problemsOf(
+      [
+        'type AdminNote { id: ID! }',
+        'enum ADMINLevel { LOW }',
+        'type Upload { id: ID! }',
+        'enum StringFilter { A }',
+        'type File { id: ID! }',
+        'type Asset { id: ID! }',
+        'type Me { id: ID! }',
+        'type Picture @renamed(from: "Doc") { id: ID! }',
+        // Free: the admin prefix alone or as part of a word, a type owning /events (the stream moves), a rename away from nothing reserved.
+        'type Admin { id: ID! }',
+        'type Administrator { id: ID! }',
+        'type Event { id: ID! }',
+        'type Level { id: ID! }',
+      ].join('\n'),
+    );
+    expect(problems.map((p) => [p.line, p.column, p.code, p.suggestion])).toEqual([
+      [1, 6, 'SCHEMA_RESERVED_NAME', 'Note'],
+      // `Level` is declared: no suggestion of a name already taken.
+      [2, 6, 'SCHEMA_RESERVED_NAME', undefined],
+      [3, 6, 'SCHEMA_RESERVED_NAME', undefined],
+      [4, 6, 'SCHEMA_RESERVED_NAME', undefined],
+      [5, 6, 'SCHEMA_RESERVED_NAME', undefined],
+      [6, 6, 'SCHEMA_RESERVED_NAME', undefined],
+      [7, 6, 'SCHEMA_RESERVED_NAME', undefined],
+      [8, 29, 'SCHEMA_RESERVED_NAME', undefined],
+    ]);
+    expect(problems.map((p) => p.message)).toEqual([
+      '"AdminNote" is in the admin API\'s namespace (its GraphQL types are named Admin…, its fields admin…); choose another name.',
+      '"ADMINLevel" is in the admin API\'s namespace (its GraphQL types are named Admin…, its fields admin…); choose another name.',
+      '"Upload" is a GraphQL type the server adds (a file sent with a mutation); choose another name.',
+      '"StringFilter" is a GraphQL type the server adds (the filter of String fields); choose another name.',
+      'Type "File" would be served at /files, which is the server\'s own (uploaded files); choose another name.',
+      'Type "Asset" would be served at /assets, which is the server\'s own (the pages\' scripts and styles); choose another name.',
+      'Type "Me" would have the GraphQL field "me", which is the server\'s own (the signed-in account); choose another name.',
+      'Type "Picture" is @renamed from "Doc", whose path /docs it would keep answering, but that path is the server\'s own (the API reference); remove the directive.',
+    ]);
+  });
+
   it('does not report again a field whose type is refused', () => {
     expect(problemsOf('input Address { street: String }\ntype User { id: ID! address: Address }').map((p) => p.code)).toEqual([
       'SCHEMA_UNSUPPORTED_DEFINITION',

@@ -1,7 +1,7 @@
 import { suggest } from '../util/suggest.js';
 import { readFile } from 'node:fs/promises';
 import { buildTypeDraft } from './build-type.js';
-import { checkJoinTableCollisions, checkNameCollisions } from './check-names.js';
+import { checkJoinTableCollisions, checkNameCollisions, checkReservedNames } from './check-names.js';
 import { checkRules, type CheckedRules } from './check-rules.js';
 import { collectDefinitions } from './collect-definitions.js';
 import type { TypeDraft } from './drafts.js';
@@ -54,6 +54,7 @@ export function loadSchema(sources: readonly SchemaSource[]): LoadSchemaResult {
     buildTypeDraft(declaration, declarations, problems, nextOrder, roles),
   );
   checkNameCollisions(drafts, problems);
+  checkReservedNames(drafts, problems);
   const relations = pairRelations(drafts, problems);
   checkJoinTableCollisions(drafts, relations.joinTables, problems);
   for (const draft of drafts) checkTypeIndexes(draft, relations, problems);

@@ -23,7 +23,7 @@ import type { ASTNode } from 'graphql';
  * | SCHEMA_BAD_DEFAULT            | `@default(value:)` does not fit the field's type                       |
  * | SCHEMA_DUPLICATE_NAME         | two types, fields or enum values with one name                         |
  * | SCHEMA_NAME_COLLISION         | different names that map to one table, column, path or root field      |
- * | SCHEMA_RESERVED_NAME          | Query/Mutation/Subscription, or a built-in type name, declared         |
+ * | SCHEMA_RESERVED_NAME          | Query/Mutation/Subscription, a built-in type name or one the server takes for itself (`Admin…`, `Upload`; a type served at `/files`, `/admin`…) |
  * | SCHEMA_UNSUPPORTED_DEFINITION | interface, union, input, custom scalar, schema or directive definition |
  * | SCHEMA_UNSUPPORTED_TYPE       | a field type Diglot cannot store (a list of lists, CacheScope)         |
  * | SCHEMA_MISSING_ID             | an object type without `id: ID!`                                       |

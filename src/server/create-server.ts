@@ -249,7 +249,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     await accounts?.close();
     engine.files?.close();
   });
-  const revocations = await createKeyRevocations(engine.db);
+  const revocations = await createKeyRevocations(engine.db, engine.changes);
   app.addHook('onClose', () => revocations.close());
   const adminRole = adminRoleOf(engine.model);
   const authenticator = createAuthenticator({ ...options.auth, adminRole, db: engine.db, issuedTokens: accounts?.keys, suspended: accounts?.suspensions, revocations });

@@ -35,6 +35,8 @@ export function registerStartPage(app: FastifyInstance, options: StartPageOption
     description: 'One GraphQL SDL schema served as REST and GraphQL.',
     links,
     types: model.types.map((type) => ({ name: type.name, collection: `/${type.path}`, graphql: { one: toCamelCase(type.name), list: type.plural } })),
+    // What a sign-in form needs, so a client (the console) can show one without reading the whole OpenAPI document first.
+    account: model.account === undefined ? null : { type: model.account.type, identifier: model.account.identifier, signIn: '/auth/sign-in' },
   });
   const jsonEtag = strongEtag(json);
   const style = options.assets.add('start.css', 'text/css; charset=utf-8', STYLE);

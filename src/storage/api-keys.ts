@@ -1,4 +1,5 @@
 import type { Database } from './dialect.js';
+import { API_KEY_REVOCATIONS_GENERATION, GenerationStore } from './generations.js';
 import { API_KEYS_TABLE } from './migrate/desired-schema.js';
 
 /** An API key as stored: never the key itself, only its hash (src/auth/api-key.ts makes both). */
@@ -40,8 +41,10 @@ export class ApiKeyStore {
   private readonly findSql: string;
   private readonly columns: string;
   private readonly table: string;
+  private readonly generations: GenerationStore;
 
   constructor(private readonly db: Database) {
+    this.generations = new GenerationStore(db);
     const q = (name: string): string => db.sql.quoteIdent(name);
     this.table = q(API_KEYS_TABLE);
     this.columns = ['id', 'name', 'role', 'created_at', 'revoked_at'].map(q).join(', ');
@@ -87,6 +90,8 @@ export class ApiKeyStore {
       if (key === undefined) return 'not-found';
       if (key.revoked_at !== null) return 'already-revoked';
       await tx.run(`UPDATE ${this.table} SET ${q('revoked_at')} = ${p(0)} WHERE ${q('id')} = ${p(1)}`, [at, key.id]);
+      // Processes on one SQLite file, the CLI's `keys revoke` included, have no channel: they watch this.
+      await this.generations.bump(API_KEY_REVOCATIONS_GENERATION, tx);
       return 'revoked';
     });
   }

@@ -233,6 +233,16 @@ export interface SqlCompilerHooks {
    */
   idList(param: string): string;
   /**
+   * The terms a record id orders by: shorter ids first, then ids of one
+   * length as text, so the demo's `1, 2, …, 10` come in that order and
+   * generated ids (all 26 characters) keep their time order. Indexes ending
+   * with an id list the same terms (migrate/desired-schema.ts), and a keyset
+   * bound compares them as one row value, which both databases seek in such
+   * an index. `expr` gives the id (a column, or a parameter) and is called
+   * once per use, in text order: SQLite's placeholders are positional.
+   */
+  idOrder(expr: () => string): readonly string[];
+  /**
    * A condition (always true) for the WHERE of a scan that may visit many
    * rows (a filter, a sort, a filtered count) over the table at `alias`,
    * where the driver cannot cancel a statement from outside it: it stops

@@ -146,9 +146,11 @@ export class OutboxStore {
    * one that committed late with a smaller `seq`, and creates the deliveries
    * `route` asks for, in one transaction. One instance publishes at a time
    * (the counter's row lock); another finding it held returns at once with
-   * nothing, as the holder publishes for both.
+   * nothing, as the holder publishes for both. `ready` runs first when
+   * events wait (not on a wake-up that finds none): what `route` reads is
+   * made current there.
    */
-  async publish(limit: number, route: (event: StoredEvent) => readonly NewDelivery[]): Promise<StoredEvent[]> {
+  async publish(limit: number, route: (event: StoredEvent) => readonly NewDelivery[], ready?: () => Promise<void>): Promise<StoredEvent[]> {
     const { p } = this;
     if (!this.counterReady) {
       await this.db.run(`INSERT INTO ${EVENT_STATE_TABLE_Q} (name, value) VALUES (${p(0)}, 0) ON CONFLICT (name) DO NOTHING`, [PUBLISHED]);
@@ -157,6 +159,7 @@ export class OutboxStore {
     // One cheap look first: most wake-ups find nothing, and need no transaction.
     const waiting = await this.db.all(`SELECT 1 AS found FROM ${EVENTS_TABLE_Q} WHERE published IS NULL LIMIT 1`);
     if (waiting.length === 0) return [];
+    await ready?.();
     return this.db.transaction(async (tx) => {
       const [counter] = await tx.all<{ value: number | string }>(
         `SELECT value FROM ${EVENT_STATE_TABLE_Q} WHERE name = ${p(0)}${this.skipLocked}`,

@@ -1,4 +1,5 @@
 import type { Database, SqlValue } from './dialect.js';
+import { GenerationStore, WEBHOOK_ENDPOINTS_GENERATION } from './generations.js';
 import { DELIVERIES_TABLE, WEBHOOK_ENDPOINTS_TABLE } from './migrate/desired-schema.js';
 
 /** A webhook endpoint kept in the database (added at run time through the admin API). */
@@ -42,13 +43,16 @@ type Column = (typeof COLUMNS)[number];
 /**
  * The table of webhook endpoints added at run time. Read whole (a handful
  * of rows) when a server starts and whenever one changes; written only by
- * the admin API.
+ * the admin API. Each change moves a generation in its transaction, which
+ * a publication compares with the one its endpoints were read at.
  */
 export class WebhookEndpointStore {
   private readonly table: string;
   private readonly select: string;
+  private readonly generations: GenerationStore;
 
   constructor(private readonly db: Database) {
+    this.generations = new GenerationStore(db);
     this.table = this.q(WEBHOOK_ENDPOINTS_TABLE);
     this.select = `SELECT ${COLUMNS.map((column) => this.q(column)).join(', ')} FROM ${this.table}`;
   }
@@ -59,6 +63,11 @@ export class WebhookEndpointStore {
 
   private p(i: number): string {
     return this.db.sql.placeholder(i);
+  }
+
+  /** The generation of the table's content: it moves with every change committed. */
+  generation(): Promise<number> {
+    return this.generations.read(WEBHOOK_ENDPOINTS_GENERATION);
   }
 
   /** Every endpoint, by name. */
@@ -82,6 +91,7 @@ export class WebhookEndpointStore {
         `INSERT INTO ${this.table} (${COLUMNS.map((column) => this.q(column)).join(', ')}) VALUES (${COLUMNS.map((_, i) => this.p(i)).join(', ')})`,
         COLUMNS.map((column) => values[column]),
       );
+      await this.generations.bump(WEBHOOK_ENDPOINTS_GENERATION, tx);
       return true;
     });
   }
@@ -98,6 +108,7 @@ export class WebhookEndpointStore {
         `UPDATE ${this.table} SET ${changed.map((column, i) => `${this.q(column)} = ${this.p(i)}`).join(', ')} WHERE ${this.q('name')} = ${this.p(changed.length)}`,
         [...changed.map((column) => values[column]), name],
       );
+      await this.generations.bump(WEBHOOK_ENDPOINTS_GENERATION, tx);
       return next;
     });
   }
@@ -118,6 +129,7 @@ export class WebhookEndpointStore {
           `WHERE ${this.q('endpoint')} = ${this.p(2)} AND ${this.q('status')} = 'pending'`,
         ['the endpoint was removed', at, name],
       );
+      await this.generations.bump(WEBHOOK_ENDPOINTS_GENERATION, tx);
       return true;
     });
   }

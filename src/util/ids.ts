@@ -83,6 +83,15 @@ function randomBytes(count: number): Buffer {
 }
 
 /**
+ * The order of ids everywhere a list is ordered or paged by them: shorter
+ * first, then as text (the SQL is each dialect's `idOrder`), so numeric ids
+ * come 1, 2, …, 10 and generated ids, all of one length, by creation time.
+ */
+export function compareIdOrder(a: string, b: string): number {
+  return Math.sign(a.length - b.length) || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/**
  * The longest id anything points at: `newId` makes 26 characters, and room
  * is left for ids made elsewhere (a UUID is 36). A longer one names no record.
  */

@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { serverNodeFlags, SMALL_HEAP_BYTES } from '../../src/cli/heap-flags.js';
 import { describeEachDialect } from '../support/databases.js';
-import { http } from '../support/http.js';
+import { http, untilCode } from '../support/http.js';
 import { EXAMPLE_SCHEMA, startServer } from '../support/start-server.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -65,6 +65,20 @@ describe('diglot check', () => {
     expect(lines[1]).toMatch(/:4:\d+ SCHEMA_UNKNOWN_DIRECTIVE .*unique/);
     expect(lines[2]).toMatch(/:5:\d+ SCHEMA_BAD_DEFAULT/);
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('refuses the names the server takes for itself, each where it is written, with a suggestion where there is one', () => {
+    const file = writeSchema(
+      'reserved.graphql',
+      ['type AdminNote {', '  id: ID!', '}', 'type File { id: ID! }', 'type Me { id: ID! }', 'type Event { id: ID! }', 'type Admin { id: ID! }', ''].join('\n'),
+    );
+    const result = diglot(['check', '--schema', file]);
+    expect(result.status).toBe(1);
+    expect(result.stderr.split('\n').filter((line) => line.startsWith(file))).toEqual([
+      `${file}:1:6 SCHEMA_RESERVED_NAME "AdminNote" is in the admin API's namespace (its GraphQL types are named Admin…, its fields admin…); choose another name. (did you mean Note?)`,
+      `${file}:4:6 SCHEMA_RESERVED_NAME Type "File" would be served at /files, which is the server's own (uploaded files); choose another name.`,
+      `${file}:5:6 SCHEMA_RESERVED_NAME Type "Me" would have the GraphQL field "me", which is the server's own (the signed-in account); choose another name.`,
+    ]);
   });
 
   it('points inside a broken permission rule, at the token', () => {
@@ -639,6 +653,21 @@ describeEachDialect('diglot keys', (ctx) => {
     const unknown = diglot(['keys', 'revoke', 'nobody', '--db', ctx.url]);
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toContain('no API key has the id or name nobody');
+  });
+
+  it('a key revoked from the command line is refused by a running server that trusts looked-up keys for a minute', async () => {
+    expect(diglot(['migrate', '--schema', EXAMPLE_SCHEMA, '--db', ctx.url]).status).toBe(0);
+    const key = diglot(['keys', 'create', '--role', 'MEMBER', '--name', 'cached', '--db', ctx.url]).stdout.trim();
+    const server = await startServer(() => ctx.open(), { seed: false, server: { auth: { apiKeyCacheMs: 60_000 } } });
+    try {
+      const asKey = () => http(server.url, 'GET', '/users?limit=1', { headers: { authorization: `Bearer ${key}` } });
+      expect((await asKey()).status).toBe(200);
+      expect(diglot(['keys', 'revoke', 'cached', '--db', ctx.url]).status).toBe(0);
+      // The server heard of it (PostgreSQL's channel, SQLite's generation), long before its minute of trust ends.
+      await untilCode(asKey, 'UNAUTHENTICATED');
+    } finally {
+      await server.close();
+    }
   });
 });
 

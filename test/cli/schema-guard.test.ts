@@ -147,6 +147,6 @@ describeEachDialect('diglot diff, and migrate/serve refusing breaking changes', 
     expect(Number(versions[0]?.n)).toBe(2);
     const notes = (await db.schema.introspect(db)).tables.get('notes');
     expect(notes?.columns.map((column) => column.name)).toEqual(expect.arrayContaining(['tag', 'rank']));
-    expect(notes?.indexes.map((index) => index.name)).toContain('notes_tag_idx');
+    expect(notes?.indexes.map((index) => index.name)).toContain('notes_tag_by_id_idx');
   }, CLI_TIMEOUT);
 });

@@ -4,15 +4,13 @@
  * holds the configuration docs/production.md shows). They behave as one
  * server: a write on one invalidates a validator on another and reaches a
  * live reader on a third; an upload through one is served, resized, by
- * another (one files directory shared); a rolling restart of all three
- * under a steady mixed load answers every request; a `kill -9` fails only
- * the requests that instance had in flight, and loses no write it
- * acknowledged.
+ * another, with the files in S3-compatible object storage (a real S3 server,
+ * test/support/s3-server.ts) and no directory shared, and a variant asked of
+ * all three at once is made once; a rolling restart of all three under a
+ * steady mixed load answers every request; a `kill -9` fails only the
+ * requests that instance had in flight, and loses no write it acknowledged.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -20,7 +18,8 @@ import { describePostgres } from '../support/databases.js';
 import { http } from '../support/http.js';
 import { dimensions, png } from '../support/images.js';
 import { openEventSource } from '../support/live-clients.js';
-import { putFile } from '../support/uploads.js';
+import { startS3Server, type S3TestServer } from '../support/s3-server.js';
+import { keyOf, putFile } from '../support/uploads.js';
 import {
   BIN,
   buildIfStale,
@@ -100,20 +99,47 @@ function steadyLoad(url: string, token: string, postIds: readonly string[], work
   };
 }
 
+/** The requests of a load that failed: no answer, or an error status. */
+function failuresOf(outcomes: readonly Outcome[]): Outcome[] {
+  return outcomes.filter((outcome) => outcome.status === undefined || outcome.status >= 400);
+}
+
+/** Checks that every post a load's POSTs were acknowledged for is in the database. */
+async function expectStored(url: string, outcomes: readonly Outcome[]): Promise<void> {
+  const created = outcomes.flatMap((outcome) => outcome.created ?? []);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const found = await client.query<{ n: string }>('SELECT count(*) AS n FROM posts WHERE id = ANY($1)', [created]);
+    expect(Number(found.rows[0]?.n)).toBe(created.length);
+  } finally {
+    await client.end();
+  }
+}
+
 describePostgres('Three instances behind HAProxy', (ctx) => {
-  const folder = mkdtempSync(join(tmpdir(), 'diglot-cluster-'));
-  const files = join(folder, 'files');
   const instances: Instance[] = [];
-  let balancer: Balancer;
+  let balancer: Balancer | undefined;
+  let s3: S3TestServer | undefined;
   let token: string;
   let postIds: string[];
   let args: string[];
+  /** Where the files go, and the AWS variables that say how to reach it (as a deployment sets them). */
+  const PREFIX = 'cluster/';
+  let env: Record<string, string>;
 
   beforeAll(async () => {
     if (haproxy === undefined) return;
     // The CLI runs from its compiled output, as users run it.
     buildIfStale();
-    const seeded = spawnSync(process.execPath, [BIN, 'seed', '--schema', EXAMPLE_SCHEMA, '--db', ctx.url, '--files', files, '--scale', '0.02'], { encoding: 'utf8', cwd: ROOT });
+    s3 = await startS3Server();
+    env = { AWS_ENDPOINT_URL_S3: s3.endpoint, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
+    const files = `s3://${s3.bucket}/${PREFIX}`;
+    const seeded = spawnSync(process.execPath, [BIN, 'seed', '--schema', EXAMPLE_SCHEMA, '--db', ctx.url, '--files', files, '--scale', '0.02'], {
+      encoding: 'utf8',
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+    });
     expect(seeded.status, seeded.stderr).toBe(0);
     args = [
       '--schema', EXAMPLE_SCHEMA, '--db', ctx.url, '--files', files, '--jwt-secret', SECRET,
@@ -123,7 +149,7 @@ describePostgres('Three instances behind HAProxy', (ctx) => {
     ];
     // Started together, as a deployment starts them.
     const ports = await Promise.all([freePort(), freePort(), freePort()]);
-    instances.push(...(await Promise.all(['a', 'b', 'c'].map((name, i) => startInstance(name, ports[i] ?? 0, args)))));
+    instances.push(...(await Promise.all(['a', 'b', 'c'].map((name, i) => startInstance(name, ports[i] ?? 0, args, env)))));
     balancer = await startBalancer(haproxy, instances);
     token = await new SignJWT({ role: 'MEMBER' }).setProtectedHeader({ alg: 'HS256' }).setSubject(MEMBER).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(SECRET));
     postIds = [];
@@ -135,23 +161,24 @@ describePostgres('Three instances behind HAProxy', (ctx) => {
   }, 180_000);
 
   afterAll(async () => {
-    await balancer.stop();
+    await balancer?.stop();
     for (const instance of instances) {
       instance.child.kill('SIGKILL');
       await instance.exited;
     }
-    rmSync(folder, { recursive: true, force: true });
+    await s3?.stop();
   });
 
   const a = (): Instance => instances[0] as Instance;
   const b = (): Instance => instances[1] as Instance;
   const c = (): Instance => instances[2] as Instance;
+  const lb = (): Balancer => balancer as Balancer;
   const auth = (): Record<string, string> => ({ authorization: `Bearer ${token}` });
 
   it.skipIf(haproxy === undefined)('three instances started together on a migrated database migrate nothing, and serve through the balancer', async () => {
     // `seed` migrated the database; the migration lock (tested in src/storage) keeps instances from racing on a new one.
     expect(instances.filter((instance) => instance.stderr.includes('migrated:'))).toEqual([]);
-    const seen = await http(balancer.url, 'GET', '/readyz');
+    const seen = await http(lb().url, 'GET', '/readyz');
     expect(seen.json).toEqual({ status: 'ready', database: 'postgres' });
   });
 
@@ -167,7 +194,7 @@ describePostgres('Three instances behind HAProxy', (ctx) => {
     expect(after.json.title).toBe('changed on a');
     expect(after.headers.get('etag')).not.toBe(etag);
     // And through the balancer, whichever instance answers.
-    for (let i = 0; i < 3; i++) expect((await http(balancer.url, 'GET', `/posts/${id}`, { headers: { ...auth(), 'if-none-match': etag } })).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await http(lb().url, 'GET', `/posts/${id}`, { headers: { ...auth(), 'if-none-match': etag } })).status).toBe(200);
   });
 
   it.skipIf(haproxy === undefined)('a live reader on one instance sees a write made on another', async () => {
@@ -185,45 +212,49 @@ describePostgres('Three instances behind HAProxy', (ctx) => {
     }
   });
 
-  it.skipIf(haproxy === undefined)('an upload through one instance is served, resized, by another', async () => {
+  it.skipIf(haproxy === undefined)('an upload through one instance is served, resized, by another, from object storage; a variant asked of all three at once is made once', async () => {
+    const store = s3 as S3TestServer;
     const uploaded = await putFile(a().url, `/users/${MEMBER}/profilePicture`, await png(41, 300, 200), 'picture.png', 'image/png', auth());
     expect(uploaded.status, uploaded.text).toBe(200);
     const read = await http(b().url, 'GET', `/users/${MEMBER}?fields=profilePicture&profilePicture.size=64`, { headers: auth() });
     const url = new URL(read.json.profilePicture as string, b().url);
     expect(url.pathname).toMatch(/\/64$/);
+    const key = keyOf(url.pathname);
+    // The original went to the bucket once; no instance has a directory of files to share.
+    expect(store.count('PUT', `${PREFIX}originals/${key}`)).toBe(1);
     const image = await fetch(`${c().url}${url.pathname}`);
     expect(image.status).toBe(200);
     expect((await dimensions(Buffer.from(await image.arrayBuffer()))).width).toBe(64);
+    expect(store.count('PUT', `${PREFIX}variants/${key}/64.*`)).toBe(1);
+
+    // A size none has made yet, asked of the three at once (twice each): one renders and stores it, the others read what it stored.
+    const answers = await Promise.all([a(), b(), c(), a(), b(), c()].map((instance) => fetch(`${instance.url}/files/${key}/128`, { headers: { accept: 'image/webp' } })));
+    const bodies = await Promise.all(answers.map(async (answer) => Buffer.from(await answer.arrayBuffer())));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(new Set(bodies.map((body) => body.toString('base64'))).size).toBe(1);
+    expect((await dimensions(bodies[0] as Buffer)).width).toBe(128);
+    expect(store.count('PUT', `${PREFIX}variants/${key}/128.*`)).toBe(1);
   });
 
   it.skipIf(haproxy === undefined)(
     'a rolling restart of all three under a steady mixed load answers every request',
     async () => {
-      const load = steadyLoad(balancer.url, token, postIds, 24);
+      const load = steadyLoad(lb().url, token, postIds, 24);
       const before = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 500));
       await before();
       for (const instance of instances) {
         instance.child.kill('SIGTERM');
         expect(await instance.exited).toBe(0);
-        await restartInstance(instance, args);
-        await untilState(balancer, instance.name, 'UP');
+        await restartInstance(instance, args, env);
+        await untilState(lb(), instance.name, 'UP');
       }
       await before();
       const outcomes = await load.stop();
-      const failed = outcomes.filter((outcome) => outcome.status === undefined || outcome.status >= 400);
       expect(outcomes.length).toBeGreaterThan(300);
       expect(outcomes.filter((outcome) => outcome.method !== 'GET').length).toBeGreaterThan(50);
-      expect(failed).toEqual([]);
+      expect(failuresOf(outcomes)).toEqual([]);
       // Every write acknowledged is in the database.
-      const created = outcomes.flatMap((outcome) => outcome.created ?? []);
-      const client = new pg.Client({ connectionString: ctx.url });
-      await client.connect();
-      try {
-        const found = await client.query<{ n: string }>('SELECT count(*) AS n FROM posts WHERE id = ANY($1)', [created]);
-        expect(Number(found.rows[0]?.n)).toBe(created.length);
-      } finally {
-        await client.end();
-      }
+      await expectStored(ctx.url, outcomes);
     },
     120_000,
   );
@@ -231,17 +262,17 @@ describePostgres('Three instances behind HAProxy', (ctx) => {
   it.skipIf(haproxy === undefined)(
     'a kill -9 of one instance fails only what it had in flight, and loses no acknowledged write',
     async () => {
-      const load = steadyLoad(balancer.url, token, postIds, 24);
+      const load = steadyLoad(lb().url, token, postIds, 24);
       await new Promise((resolve) => setTimeout(resolve, 700));
       const victim = b();
       const killedAt = Date.now();
       victim.child.kill('SIGKILL');
       await victim.exited;
       const killedBy = Date.now();
-      await untilState(balancer, victim.name, 'DOWN');
+      await untilState(lb(), victim.name, 'DOWN');
       await new Promise((resolve) => setTimeout(resolve, 700));
       const outcomes = await load.stop();
-      const failed = outcomes.filter((outcome) => outcome.status === undefined || outcome.status >= 400);
+      const failed = failuresOf(outcomes);
       // Only requests under way when the process died; everything sent after it went to the others (a refused connection is retried).
       for (const outcome of failed) {
         expect(outcome.started, JSON.stringify(outcome)).toBeLessThanOrEqual(killedBy);
@@ -249,17 +280,9 @@ describePostgres('Three instances behind HAProxy', (ctx) => {
       }
       // No more than were in flight: one per worker at most.
       expect(failed.length).toBeLessThanOrEqual(24);
-      const created = outcomes.flatMap((outcome) => outcome.created ?? []);
-      const client = new pg.Client({ connectionString: ctx.url });
-      await client.connect();
-      try {
-        const found = await client.query<{ n: string }>('SELECT count(*) AS n FROM posts WHERE id = ANY($1)', [created]);
-        expect(Number(found.rows[0]?.n)).toBe(created.length);
-      } finally {
-        await client.end();
-      }
-      await restartInstance(victim, args);
-      await untilState(balancer, victim.name, 'UP');
+      await expectStored(ctx.url, outcomes);
+      await restartInstance(victim, args, env);
+      await untilState(lb(), victim.name, 'UP');
     },
     60_000,
   );

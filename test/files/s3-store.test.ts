@@ -32,11 +32,6 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 const SEED: SeedOptions = { counts: { User: 6, Post: 4, Product: 2, Order: 2, OrderItem: 2 }, linksPerRecord: 1 };
 const MIB = 1024 * 1024;
 
-/** How many requests of `method` the S3 server received for the object `name` (query aside). */
-function countRequests(s3: S3TestServer, method: string, name: string): number {
-  return s3.requests.filter((request) => request.method === method && request.url.split('?')[0] === `/${s3.bucket}/${name}`).length;
-}
-
 function filesOf(server: TestServer): FileService {
   if (server.files === undefined) throw new Error('this server has no files');
   return server.files;
@@ -89,7 +84,7 @@ describeEachDialect('files in S3-compatible storage', (ctx) => {
   it('stores a REST upload in the bucket and streams it back with the headers of the local store', async () => {
     const image = await png(101);
     const key = await upload('/users/2/profilePicture', image);
-    expect(countRequests(s3, 'PUT', `${prefix}originals/${key}`)).toBe(1);
+    expect(s3.count('PUT', `${prefix}originals/${key}`)).toBe(1);
     const { response, body } = await fetchBody(`${server.url}/files/${key}`);
     expect(response.status).toBe(200);
     expect(body.equals(image)).toBe(true);
@@ -102,12 +97,12 @@ describeEachDialect('files in S3-compatible storage', (ctx) => {
     expect(response.headers.get('content-disposition')).toBe(`inline; filename="${key}"`);
 
     // A revalidation and a HEAD never fetch the object's bytes from the store.
-    const gets = countRequests(s3, 'GET', `${prefix}originals/${key}`);
+    const gets = s3.count('GET', `${prefix}originals/${key}`);
     expect((await fetchBody(`${server.url}/files/${key}`, { headers: { 'if-none-match': `"${key.slice(0, 64)}"` } })).response.status).toBe(304);
     const head = await fetch(`${server.url}/files/${key}`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(head.headers.get('content-length')).toBe(String(image.length));
-    expect(countRequests(s3, 'GET', `${prefix}originals/${key}`)).toBe(gets);
+    expect(s3.count('GET', `${prefix}originals/${key}`)).toBe(gets);
   });
 
   it('stores a GraphQL multipart upload in the bucket', async () => {
@@ -120,7 +115,7 @@ describeEachDialect('files in S3-compatible storage', (ctx) => {
     );
     expect(response.status, response.text).toBe(200);
     const key = (response.json.data.updateUser.profilePicture as string).replace(/^\/files\//, '').replace(/\/\d+$/, '');
-    expect(countRequests(s3, 'PUT', `${prefix}originals/${key}`)).toBe(1);
+    expect(s3.count('PUT', `${prefix}originals/${key}`)).toBe(1);
     expect((await fetchBody(`${server.url}/files/${key}`)).body.equals(image)).toBe(true);
   });
 
@@ -133,7 +128,7 @@ describeEachDialect('files in S3-compatible storage', (ctx) => {
       expect(response.headers.get('content-type')).toBe('image/webp');
       expect((await dimensions(body)).width).toBe(64);
     }
-    expect(countRequests(s3, 'PUT', name)).toBe(1);
+    expect(s3.count('PUT', name)).toBe(1);
   });
 
   it('sends a large file up in parts, never whole', async () => {
@@ -144,7 +139,7 @@ describeEachDialect('files in S3-compatible storage', (ctx) => {
     expect(image.length).toBeGreaterThan(5 * MIB);
     const key = await upload('/users/5/profilePicture', image);
     const name = `${prefix}originals/${key}`;
-    expect(countRequests(s3, 'POST', name)).toBe(2); // CreateMultipartUpload, CompleteMultipartUpload
+    expect(s3.count('POST', name)).toBe(2); // CreateMultipartUpload, CompleteMultipartUpload
     expect(s3.requests.filter((request) => request.method === 'PUT' && request.url.startsWith(`/${s3.bucket}/${name}?`) && request.url.includes('partNumber=')).length).toBe(2);
     const { body } = await fetchBody(`${server.url}/files/${key}`);
     expect(body.equals(image)).toBe(true);
@@ -175,7 +170,7 @@ describeEachDialect('files in S3-compatible storage', (ctx) => {
     // This server sweeps every second on its own too: whichever sweep comes first deletes it.
     await filesOf(server).sweep();
     expect(await store.exists(key)).toBe(false);
-    expect(countRequests(s3, 'DELETE', `${prefix}variants/${key}/32.png`)).toBe(1);
+    expect(s3.count('DELETE', `${prefix}variants/${key}/32.png`)).toBe(1);
     expect((await http(server.url, 'GET', `/files/${key}`)).status).toBe(404);
   });
 
@@ -273,7 +268,7 @@ describePostgres('files in S3-compatible storage shared by two instances', (ctx)
     for (const { response: answer } of answers) expect(answer.status).toBe(200);
     expect(new Set(answers.map(({ body }) => body.toString('base64'))).size).toBe(1);
     expect(filesOf(a).stats.resizes + filesOf(b).stats.resizes - before).toBe(1);
-    expect(countRequests(s3, 'PUT', `${prefix}variants/${key}/128.webp`)).toBe(1);
+    expect(s3.count('PUT', `${prefix}variants/${key}/128.webp`)).toBe(1);
   });
 
   it('never deletes a file that another instance has just stored for a record it is writing', async () => {

@@ -13,6 +13,7 @@ import { isListRelation, isRelation, type Model, type ResourceType } from '../..
 import { openDatabase } from '../../src/storage/open-database.js';
 import { describeEachDialect } from '../support/databases.js';
 import { http, type HttpResponse } from '../support/http.js';
+import { parseRoutes } from '../support/routes.js';
 import { createResponseValidator, type ResponseValidator } from '../support/openapi-validator.js';
 import { loadExampleModel, startServer, type TestServer } from '../support/start-server.js';
 
@@ -344,23 +345,6 @@ describeEachDialect('every REST operation answers as the OpenAPI document says',
     expect(document.paths['/users']?.post?.security).toBeUndefined();
   });
 });
-
-/** `printRoutes({ commonPrefix: false })` as (path template, methods) pairs. */
-function parseRoutes(tree: string): { path: string; methods: string[] }[] {
-  const routes: { path: string; methods: string[] }[] = [];
-  const stack: string[] = [];
-  for (const line of tree.split('\n')) {
-    // A segment under the root route `/` is printed without its slash (`users` below `/`).
-    const match = /^([│├└─\s]*?)([^\s│├└─]\S*) \(([^)]+)\)$/.exec(line);
-    if (match === null) continue;
-    const depth = (match[1] ?? '').length / 4;
-    stack.length = depth;
-    stack.push(match[2] ?? '');
-    const path = stack.join('').replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-    routes.push({ path, methods: (match[3] ?? '').split(',').map((method) => method.trim()) });
-  }
-  return routes;
-}
 
 /** A valid create body: every required field, ids of seeded records for to-one relations. */
 function createBody(model: Model, type: ResourceType, ids: ReadonlyMap<string, readonly string[]>, serial: number): Record<string, unknown> {

@@ -23,6 +23,9 @@ describeEachDialect('start page', (ctx) => {
     expect(response.json.links).toEqual({ console: '/console', docs: '/docs/', graphql: '/graphql', openapi: '/openapi.json', health: '/healthz', events: '/events', admin: '/admin' });
     expect(response.json.types).toContainEqual({ name: 'User', collection: '/users', graphql: { one: 'user', list: 'users' } });
     expect(response.json.types).toHaveLength(server.model.types.length);
+    // What a sign-in form needs (the console shows one from this alone), and the route answers.
+    expect(response.json.account).toEqual({ type: 'User', identifier: 'email', signIn: '/auth/sign-in' });
+    expect((await http(server.url, 'POST', response.json.account.signIn as string, { body: { email: 'nobody@example.com', password: 'not a password at all' } })).json.code).toBe('INVALID_CREDENTIALS');
     // The JSON links answer (the HTML pages, GraphiQL and the reference, are test/server/browser-pages.test.ts's).
     for (const name of ['openapi', 'health']) expect([name, (await http(server.url, 'GET', response.json.links[name] as string)).status]).toEqual([name, 200]);
     const etag = response.headers.get('etag') ?? '';
@@ -62,5 +65,20 @@ describeEachDialect('start page', (ctx) => {
     }
     const etag = response.headers.get('etag') ?? '';
     expect((await http(server.url, 'GET', '/', { headers: { accept: 'text/html', 'if-none-match': etag } })).status).toBe(304);
+  });
+});
+
+describeEachDialect('start page without accounts', (ctx) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    // The example without its rules is without @account too.
+    server = await startServer(() => ctx.open(), { seed: false, files: false });
+  });
+  afterAll(() => server.close());
+
+  it('says so: no account to sign in as, and no sign-in route', async () => {
+    const response = await http(server.url, 'GET', '/', { headers: { accept: 'application/json' } });
+    expect(response.json.account).toBeNull();
+    expect((await http(server.url, 'POST', '/auth/sign-in', { body: { email: 'nobody@example.com', password: 'x' } })).status).toBe(404);
   });
 });

@@ -31,3 +31,23 @@ export async function http(
   }
   return { status: response.status, headers: response.headers, text, json };
 }
+
+/** The stable error code of an answer in either style: problem+json's `code`, or GraphQL's first `extensions.code`. */
+export function codeOf(response: HttpResponse): string | undefined {
+  return (response.json?.code ?? response.json?.errors?.[0]?.extensions?.code) as string | undefined;
+}
+
+/**
+ * Sends a request until it is answered with the error `code`, failing after `ms`: for a change another
+ * process hears by a notice or a periodic look, which arrives with no bound a test could promise. Returns
+ * how many answers came before it.
+ */
+export async function untilCode(send: () => Promise<HttpResponse>, code: string, ms = 3000): Promise<number> {
+  const deadline = Date.now() + ms;
+  for (let before = 0; ; before++) {
+    const response = await send();
+    if (codeOf(response) === code) return before;
+    if (Date.now() > deadline) throw new Error(`still not ${code} after ${ms} ms and ${before + 1} requests (last: ${response.status} ${response.text.slice(0, 200)})`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

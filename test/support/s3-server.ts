@@ -17,6 +17,8 @@ export interface S3TestServer {
   readonly bucket: string;
   /** Every request so far, in order: method and URL (path-style: `/<bucket>/<object>?<query>`). */
   readonly requests: readonly { readonly method: string; readonly url: string }[];
+  /** How many requests of `method` it received for objects named `name` (the query aside), or whose names start with `name` when it ends with `*`. */
+  count(method: string, name: string): number;
   /** A store on this server, under `prefix`. */
   store(prefix?: string, options?: Partial<S3FileStoreOptions>): FileStore;
   /** Stops the server (a store on it then answers FILE_STORE_UNAVAILABLE) and removes its directory. */
@@ -45,6 +47,11 @@ export async function startS3Server(bucket = 'diglot-test'): Promise<S3TestServe
     endpoint,
     bucket,
     requests,
+    count: (method, name) => {
+      const path = `/${bucket}/${name.replace(/\*$/, '')}`;
+      const matches = name.endsWith('*') ? (object: string) => object.startsWith(path) : (object: string) => object === path;
+      return requests.filter((request) => request.method === method && matches(request.url.split('?')[0] ?? '')).length;
+    },
     store: (prefix = '', options = {}) =>
       createS3FileStore({
         bucket,

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll } from 'vitest';
 import { createFileService, type FileService, type FileServiceOptions } from '../../src/files/file-service.js';
 import { createEngine, type Engine, type EngineOptions, type SeedOptions } from '../../src/engine/engine.js';
 import { loadSchema, loadSchemaFiles } from '../../src/schema/load-schema.js';
@@ -64,21 +65,20 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+export interface StartServerOptions {
+  readonly seed?: SeedOptions | false;
+  readonly server?: Partial<ServerOptions>;
+  /** File store options (its directory defaults to a fresh temporary one; `store` replaces it), or false for an engine without files. */
+  readonly files?: FileServiceOptions | false;
+  readonly engine?: Omit<EngineOptions, 'files'>;
+  /** Serve the example with its permission rules (default: without, an open schema). */
+  readonly rules?: boolean;
+  /** Serve this model instead of the example. */
+  readonly model?: Model;
+}
+
 /** The example served over a real socket on an ephemeral port, on the given database. */
-export async function startServer(
-  open: () => Promise<Database>,
-  options: {
-    readonly seed?: SeedOptions | false;
-    readonly server?: Partial<ServerOptions>;
-    /** File store options (its directory defaults to a fresh temporary one; `store` replaces it), or false for an engine without files. */
-    readonly files?: FileServiceOptions | false;
-    readonly engine?: Omit<EngineOptions, 'files'>;
-    /** Serve the example with its permission rules (default: without, an open schema). */
-    readonly rules?: boolean;
-    /** Serve this model instead of the example. */
-    readonly model?: Model;
-  } = {},
-): Promise<TestServer> {
+export async function startServer(open: () => Promise<Database>, options: StartServerOptions = {}): Promise<TestServer> {
   const model = options.model ?? (options.rules === true ? await loadExampleModel() : loadOpenExampleModel());
   const db = await open();
   await migrate(db, model, { allowDestructive: false, dryRun: false });
@@ -104,4 +104,21 @@ export async function startServer(
       if (filesDir !== undefined && options.files !== false && options.files?.directory === undefined) rmSync(filesDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * `count` servers on one database, as the instances of one deployment:
+ * started before the block's tests (the first migrates and seeds, the
+ * others only migrate nothing) and closed after them, the last first. The
+ * array is filled once they are up.
+ */
+export function useInstances(open: () => Promise<Database>, count: number, options: StartServerOptions = {}): readonly TestServer[] {
+  const servers: TestServer[] = [];
+  beforeAll(async () => {
+    for (let i = 0; i < count; i++) servers.push(await startServer(open, i === 0 ? options : { ...options, seed: false }));
+  });
+  afterAll(async () => {
+    for (const server of servers.splice(0).reverse()) await server.close();
+  });
+  return servers;
 }

@@ -1,6 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
 import { isAbort, messageOf } from '../api';
-import type { Model } from '../model';
 import { readEventStream } from '../sse';
 import { Webhooks } from '../parts/webhooks';
 import { Notice } from '../parts/status';
@@ -16,14 +15,14 @@ interface ChangeEvent {
 const KEEP = 50;
 
 /** The live stream of changes (as the caller may read them), and, for admins, webhook endpoints and deliveries. */
-export function EventsPage(props: { model: Model; admin: boolean }) {
+export function EventsPage(props: { streamPath: string | undefined; admin: boolean }) {
   const [events, setEvents] = useState<ChangeEvent[]>([]);
   const [state, setState] = useState<string>('Connecting…');
   const [error, setError] = useState<string | undefined>(undefined);
   const [running, setRunning] = useState(true);
 
-  // The change stream is a route of newer servers: without it in the API description, nothing is asked for.
-  const streamPath = ['/events', '/_events'].find((path) => props.model.document.paths[path] !== undefined);
+  // Where the server says its change stream is (`GET /`'s links.events: `/_events` when a type owns `/events`); a server without one is not asked.
+  const { streamPath } = props;
 
   useEffect(() => {
     if (streamPath === undefined) {
@@ -60,6 +59,7 @@ export function EventsPage(props: { model: Model; admin: boolean }) {
           setEvents((old) => [event, ...old].slice(0, KEEP));
         },
         controller.signal,
+        () => setState('Listening: changes appear here as they are committed.'),
       ).then(
         () => setState('The stream ended.'),
         (cause: unknown) => {
@@ -69,7 +69,6 @@ export function EventsPage(props: { model: Model; admin: boolean }) {
           }
         },
       );
-      setState('Listening: changes appear here as they are committed.');
     };
     open();
     return () => controller.abort();
@@ -98,7 +97,8 @@ export function EventsPage(props: { model: Model; admin: boolean }) {
             <span class="event-type">{event.type}</span> <time dateTime={event.at}>{new Date(event.at).toLocaleTimeString()}</time>
             <details>
               <summary>payload</summary>
-              <pre>{event.data}</pre>
+              {/* Focusable: a long payload scrolls, and a keyboard must be able to scroll it too (axe scrollable-region-focusable). */}
+              <pre tabIndex={0}>{event.data}</pre>
             </details>
           </li>
         ))}

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, ApiProblem, messageOf, formText } from '../api';
-import type { Model } from '../model';
+import type { StartDocument } from '../start';
 import { roleClaim, session } from '../session';
 import { Notice } from '../parts/status';
 
@@ -11,8 +11,9 @@ interface AuthSession {
 }
 
 /** Sign in with an account (the schema's `@account` type, if it has one) or with an API key or token. */
-export function SignIn(props: { model: Model }) {
-  const identifiers = props.model.signInFields ?? [];
+export function SignIn(props: { start: StartDocument }) {
+  const account = props.start.account;
+  const identifiers = account === null ? [] : [account.identifier];
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>(undefined);
 
@@ -23,7 +24,7 @@ export function SignIn(props: { model: Model }) {
     setError(undefined);
     try {
       const body = Object.fromEntries([...identifiers, 'password'].map((name) => [name, formText(data, name)]));
-      const { body: answer } = await api<AuthSession>('/auth/sign-in', { method: 'POST', body, anonymous: true });
+      const { body: answer } = await api<AuthSession>(account?.signIn ?? '/auth/sign-in', { method: 'POST', body, anonymous: true });
       session.signIn({
         kind: 'account',
         accessToken: answer.accessToken,

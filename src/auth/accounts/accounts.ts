@@ -130,7 +130,7 @@ export async function createAccounts(engine: Engine, options: AccountsOptions = 
   const hasher = createPasswordHasher(options.passwordHash, options.hashConcurrency);
   const keys = await loadSigningKeys({ store, secret: options.signingSecret, privateKey: options.signingPrivateKey, accessTokenSeconds, now });
   const limits = await createAccountLimits(options.limits, db.sharedRateLimiter);
-  const suspensions = await createSuspensions(db, store);
+  const suspensions = await createSuspensions(db, store, engine.changes);
   const admin: Principal = Object.freeze({ id: null, role: adminRoleOf(model), claims: Object.freeze({}), admin: true, via: 'admin-key' });
 
   const issue = async (state: AccountState, familyId = newId()): Promise<Session> => {
@@ -170,19 +170,21 @@ export async function createAccounts(engine: Engine, options: AccountsOptions = 
   // whether an identifier is taken. The admin is not limited; a sign-up, which counted itself before hashing, is not counted twice.
   const countedSignUps = new WeakSet<RequestContext>();
   const identifierPointer = `/${account.identifier}`;
+  const suspensionWritten = async (id: string, suspended: boolean): Promise<void> => {
+    // Told to every process before the write is answered: the account's next request anywhere is refused.
+    await suspensions.changed(id, suspended);
+    // Suspension ends every session: no refresh token of the account works again, even once the suspension is lifted.
+    if (suspended) await store.revokeAccountSessions(id, now());
+  };
   const unguard = engine.guardWrites({
     before: (context, plan) =>
       plan.kind === 'create' && plan.type === type.name && !context.principal.admin && !countedSignUps.has(context) ? limits.checkSignUp(context.client.address) : undefined,
     committed: (_context, plan, result) => {
       const field = account.suspended;
       if (field === undefined || plan.type !== type.name) return undefined;
-      if (plan.kind === 'delete') suspensions.changed(plan.id, false);
+      if (plan.kind === 'delete') return suspensions.changed(plan.id, false);
       if ((plan.kind !== 'update' && plan.kind !== 'create') || !(field in plan.values)) return undefined;
-      const id = plan.kind === 'update' ? plan.id : result.id;
-      const suspended = isSet(plan.values[field]);
-      suspensions.changed(id, suspended);
-      // Suspension ends every session: no refresh token of the account works again, even once the suspension is lifted.
-      return suspended ? store.revokeAccountSessions(id, now()) : undefined;
+      return suspensionWritten(plan.kind === 'update' ? plan.id : result.id, isSet(plan.values[field]));
     },
     failed: (context, plan, error) =>
       plan.kind === 'update' && plan.type === type.name && !context.principal.admin && isApiError(error) && error.code === 'UNIQUE_VIOLATION' && error.errors.some((detail) => detail.pointer === identifierPointer)

@@ -1,26 +1,33 @@
+import type { ChangeBus } from '../../engine/change-bus.js';
 import type { Database } from '../../storage/dialect.js';
 import type { AccountStore } from '../../storage/accounts.js';
+import { SUSPENSIONS_GENERATION } from '../../storage/generations.js';
+import { watchGeneration } from '../generation-watch.js';
 
 /** PostgreSQL channel on which instances tell each other of a suspension or its end (`1<id>` or `0<id>`). */
 export const SUSPENSIONS_CHANNEL = 'diglot_suspensions';
 
 /**
  * The suspended accounts, known in process: read once at start (one
- * statement), then kept current by the writes this process commits and, on
- * PostgreSQL, by the other instances' notices on a channel (re-read whole
- * after the listening connection was lost). Checking a request costs a set
- * lookup, never a statement; a stream opened by the account ends at once.
+ * statement), then kept current by the writes this process commits and by
+ * the other processes': on PostgreSQL their notices on a channel (re-read
+ * whole after the listening connection was lost), on SQLite a generation
+ * they move, looked at once a second (re-read whole when it moved).
+ * Checking a request costs a set lookup, never a statement; a stream opened
+ * by the account ends at once.
  */
 export interface Suspensions {
   has(accountId: string): boolean;
   /** Calls `end` once the account is suspended; returns the cancel function. */
   watch(accountId: string, end: () => void): () => void;
-  /** A committed change of this process: applied here and told to the other instances. */
-  changed(accountId: string, suspended: boolean): void;
+  /** A committed change of this process: applied here, and told to the other processes before it resolves. */
+  changed(accountId: string, suspended: boolean): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function createSuspensions(db: Database, store: AccountStore): Promise<Suspensions> {
+export async function createSuspensions(db: Database, store: AccountStore, changes: Pick<ChangeBus, 'subscribe'>): Promise<Suspensions> {
+  // Before the first read: a change another process makes after it moves the generation again.
+  const generation = await watchGeneration(db, changes, SUSPENSIONS_GENERATION, () => reload());
   let suspended = new Set(await store.suspendedIds());
   const watchers = new Map<string, Set<() => void>>();
   const apply = (accountId: string, isSuspended: boolean): void => {
@@ -60,11 +67,13 @@ export async function createSuspensions(db: Database, store: AccountStore): Prom
         if (ends.size === 0 && watchers.get(accountId) === ends) watchers.delete(accountId);
       };
     },
-    changed(accountId, isSuspended) {
+    async changed(accountId, isSuspended) {
       apply(accountId, isSuspended);
-      void db.notify?.(SUSPENSIONS_CHANNEL, `${isSuspended ? '1' : '0'}${accountId}`).catch(() => undefined);
+      await db.notify?.(SUSPENSIONS_CHANNEL, `${isSuspended ? '1' : '0'}${accountId}`).catch(() => undefined);
+      await generation.bump().catch(() => undefined);
     },
     close: async () => {
+      generation.stop();
       await unlisten?.();
     },
   };

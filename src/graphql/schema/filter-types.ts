@@ -132,7 +132,7 @@ export function orderType(ctx: SchemaContext, typeName: string): GraphQLInputObj
   const fieldEnum = new GraphQLEnumType({ name: `${type.name}OrderField`, description: `Fields ${type.plural} can be ordered by.`, values });
   return new GraphQLInputObjectType({
     name: `${type.name}Order`,
-    description: `One sort key. Lists end with id as the last key (in the direction of the key before it), so their order is total and cursors are stable.`,
+    description: `One sort key. Lists end with id as the last key (in the direction of the key before it), so their order is total and cursors are stable; ids order shorter first, then as text (1, 2, …, 10).`,
     fields: {
       field: { type: new GraphQLNonNull(fieldEnum) },
       direction: { type: OrderDirectionEnum, defaultValue: 'asc' },

@@ -65,8 +65,15 @@ export function servicePaths(): Record<string, PathItem> {
               description: { type: 'string' },
               links: { type: 'object', additionalProperties: { type: 'string' } },
               types: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, collection: { type: 'string' }, graphql: { type: 'object' } } } },
+              account: {
+                description: 'The type people sign in as (`@account`), the field they sign in with, and where; null when the schema has none.',
+                oneOf: [
+                  { type: 'object', properties: { type: { type: 'string' }, identifier: { type: 'string' }, signIn: { type: 'string' } }, required: ['type', 'identifier', 'signIn'] },
+                  { type: 'null' },
+                ],
+              },
             },
-            required: ['name', 'links', 'types'],
+            required: ['name', 'links', 'types', 'account'],
           },
         },
         'text/html': { schema: { type: 'string' } },

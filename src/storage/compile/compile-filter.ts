@@ -1,5 +1,6 @@
 import type { ResourceType } from '../../schema/model.js';
 import type { Filter } from '../../plan/read-plan.js';
+import { compareIds, isIdField } from './id-order.js';
 import type { SqlContext } from './sql-context.js';
 
 const COMPARISON = { eq: '=', ne: '<>', lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
@@ -42,6 +43,13 @@ export function compileFilter(ctx: SqlContext, type: ResourceType, alias: string
     case 'ne':
       // SQL's `<>` drops NULL rows; a user asking "status ne X" expects rows with no status too.
       return `(${columnOf(ctx, type, alias, filter.field)} IS NULL OR ${columnOf(ctx, type, alias, filter.field)} <> ${ctx.param(filter.value)})`;
+    case 'lt':
+    case 'lte':
+    case 'gt':
+    case 'gte':
+      // `id gt 9` means "after 9 in a list's order", which puts 10 there.
+      if (isIdField(ctx.field(type, filter.field))) return compareIds(ctx, columnOf(ctx, type, alias, filter.field), COMPARISON[filter.op], filter.value);
+      return `${columnOf(ctx, type, alias, filter.field)} ${COMPARISON[filter.op]} ${ctx.param(filter.value)}`;
     default:
       return `${columnOf(ctx, type, alias, filter.field)} ${COMPARISON[filter.op]} ${ctx.param(filter.value)}`;
   }

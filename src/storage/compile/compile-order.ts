@@ -1,13 +1,27 @@
 import type { ResourceType } from '../../schema/model.js';
 import type { Cursor, OrderKey } from '../../plan/read-plan.js';
 import { columnOf } from './compile-filter.js';
+import { compareIds, isIdField } from './id-order.js';
 import type { SqlContext } from './sql-context.js';
 
-/** An order key's SQL expression, and whether it can be NULL (which changes how it sorts and compares). */
+/**
+ * An order key's SQL expression, whether it can be NULL (which changes how
+ * it sorts and compares), and whether it holds a record's id, which sorts
+ * by the dialect's `idOrder` terms (shorter ids first) rather than as text.
+ */
 export interface OrderColumn {
   readonly expr: string;
   readonly nullable: boolean;
+  readonly id: boolean;
 }
+
+/** The expressions a column sorts by: the id's order terms, or the column itself. */
+function sortTerms(ctx: SqlHooksContext, column: OrderColumn): readonly string[] {
+  return column.id ? ctx.sql.idOrder(() => column.expr) : [column.expr];
+}
+
+/** The part of the compile state sorting needs: the dialect's spellings. */
+type SqlHooksContext = Pick<SqlContext, 'sql'>;
 
 /**
  * NULL sorts as the largest value in both directions (PostgreSQL's default,
@@ -17,14 +31,14 @@ export interface OrderColumn {
  * order (its indexes keep NULLs first), turning a 20-row page into a sort of
  * the whole table.
  */
-export function compileOrderBy(columns: readonly OrderColumn[], order: readonly OrderKey[], reverse: boolean): string {
+export function compileOrderBy(ctx: SqlHooksContext, columns: readonly OrderColumn[], order: readonly OrderKey[], reverse: boolean): string {
   return columns
-    .map((column, i) => {
+    .flatMap((column, i) => {
       const key = order[i];
       if (key === undefined) throw new Error('order key/column mismatch');
       const ascending = (key.direction === 'asc') !== reverse;
-      if (!column.nullable) return `${column.expr} ${ascending ? 'ASC' : 'DESC'}`;
-      return `${column.expr} ${ascending ? 'ASC NULLS LAST' : 'DESC NULLS FIRST'}`;
+      const direction = !column.nullable ? (ascending ? 'ASC' : 'DESC') : ascending ? 'ASC NULLS LAST' : 'DESC NULLS FIRST';
+      return sortTerms(ctx, column).map((term) => `${term} ${direction}`);
     })
     .join(', ');
 }
@@ -38,10 +52,10 @@ export interface OrderedSource {
 
 export function orderColumns(ctx: SqlContext, source: OrderedSource, order: readonly OrderKey[]): OrderColumn[] {
   return order.map((key) => {
-    if (key.field === 'id' && source.linkedId !== undefined) return { expr: source.linkedId, nullable: false };
+    if (key.field === 'id' && source.linkedId !== undefined) return { expr: source.linkedId, nullable: false, id: true };
     const field = ctx.field(source.target, key.field);
     const nullable = field.kind === 'scalar' || field.kind === 'toOne' || field.kind === 'file' ? field.nullable : true;
-    return { expr: columnOf(ctx, source.target, source.alias, key.field), nullable };
+    return { expr: columnOf(ctx, source.target, source.alias, key.field), nullable, id: isIdField(field) };
   });
 }
 
@@ -50,7 +64,7 @@ export const orderKeyColumn = (i: number): string => `o${i}`;
 
 /** The same keys read from a derived table's `o0, o1, …` columns. */
 export function derivedOrderColumns(alias: string, columns: readonly OrderColumn[]): OrderColumn[] {
-  return columns.map((column, i) => ({ expr: `${alias}.${orderKeyColumn(i)}`, nullable: column.nullable }));
+  return columns.map((column, i) => ({ expr: `${alias}.${orderKeyColumn(i)}`, nullable: column.nullable, id: column.id }));
 }
 
 /**
@@ -89,10 +103,12 @@ function nothingBeyond(key: OrderKey, cursor: Cursor, i: number, forward: boolea
 }
 
 /** The condition "strictly past v in the travel direction" (never called where `nothingBeyond`). */
-function beyondKey(ctx: SqlContext, { expr: column, nullable }: OrderColumn, key: OrderKey, cursor: Cursor, i: number, forward: boolean): string {
+function beyondKey(ctx: SqlContext, orderColumn: OrderColumn, key: OrderKey, cursor: Cursor, i: number, forward: boolean): string {
+  const { expr: column, nullable } = orderColumn;
   // Travelling towards larger values (NULL being the largest)?
   const upward = (key.direction === 'asc') === forward;
   const isNull = cursor.nulls[i] === true;
+  if (orderColumn.id) return compareIds(ctx, column, upward ? '>' : '<', cursor.values[i] as Cursor['values'][number]);
   if (upward) {
     const value = ctx.param(cursor.values[i] as Cursor['values'][number]);
     // A bare comparison on a NOT NULL column lets the database seek its index.

@@ -3,6 +3,7 @@ import type { Filter, Param, ReadPlan, ReadRoot } from '../../plan/read-plan.js'
 import type { SqlCompilerHooks } from '../dialect.js';
 import { compileFilter } from './compile-filter.js';
 import { compileOrderBy, orderKeyColumn } from './compile-order.js';
+import { isIdField } from './id-order.js';
 import { compileCount, compileObject, compilePageRows, guardedFilter, relationRows, ruleOf, type RelationSource } from './compile-select.js';
 import { SqlContext } from './sql-context.js';
 
@@ -91,11 +92,11 @@ export function compileRead(model: Model, hooks: SqlCompilerHooks, plan: ReadPla
   const rows = compilePageRows(ctx, listSource(ctx, type, root), root.node);
   const derived = ctx.alias();
   // After the LEFT JOIN every key may be NULL (the empty page's one row).
-  const keys = Array.from({ length: keyCount }, (_, i) => ({ expr: `${derived}.${orderKeyColumn(i)}`, nullable: true }));
+  const keys = root.node.order.map((key, i) => ({ expr: `${derived}.${orderKeyColumn(i)}`, nullable: true, id: isIdField(ctx.field(type, key.field)) }));
   const sql =
     `SELECT ${derived}.j AS j, ${keys.map((key) => key.expr).join(', ')}, m.* ` +
     `FROM (SELECT ${facts.join(', ')}) m LEFT JOIN (${rows}) ${derived} ON 1=1 ` +
-    `ORDER BY ${compileOrderBy(keys, root.node.order, reversed)}`;
+    `ORDER BY ${compileOrderBy(ctx, keys, root.node.order, reversed)}`;
   return finish(ctx, sql, 'list', keyCount, { parent: root.parent === undefined ? undefined : 'foundColumn', total: true }, reversed);
 }
 

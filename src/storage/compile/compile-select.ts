@@ -159,7 +159,7 @@ export function compilePageRows(ctx: SqlContext, source: RelationSource, node: L
   const keys = columns.map((column, i) => `${column.expr} AS ${orderKeyColumn(i)}`).join(', ');
   // Params are positional on SQLite: registered in the order the text uses them.
   const limit = `${ctx.param(node.page.limit)} + 1`;
-  return selectPage(`${object} AS j, ${keys}`, source, where, compileOrderBy(columns, node.order, node.page.fromEnd), limit);
+  return selectPage(`${object} AS j, ${keys}`, source, where, compileOrderBy(ctx, columns, node.order, node.page.fromEnd), limit);
 }
 
 function selectPage(select: string, source: RelationSource, where: readonly string[], orderBy: string, limit: string): string {
@@ -208,9 +208,9 @@ function compileNestedList(ctx: SqlContext, type: ResourceType, alias: string, f
   const keys = fromEnd ? columns.map((column, i) => `, ${column.expr} AS ${orderKeyColumn(i)}`).join('') : '';
   // A list field the asker may see on some rows only is empty on the others.
   const where = pageConditions(ctx, source, node, columns, () => ruleOf(ctx, type, alias, mask));
-  const orderBy = compileOrderBy(columns, node.order, fromEnd);
+  const orderBy = compileOrderBy(ctx, columns, node.order, fromEnd);
   const limit = ctx.param(node.page.limit);
-  const order = fromEnd ? compileOrderBy(derivedOrderColumns(derived, columns), node.order, false) : '';
+  const order = fromEnd ? compileOrderBy(ctx, derivedOrderColumns(derived, columns), node.order, false) : '';
   return ctx.sql.jsonArray({ members, rows: (element) => selectPage(`${element} AS j${keys}`, source, where, orderBy, limit), derived, order });
 }
 

@@ -19,7 +19,7 @@ export const EVENTS_TABLE = '_diglot_events';
 export const DELIVERIES_TABLE = '_diglot_deliveries';
 /** Every delivery attempt: status, latency, response code. */
 export const DELIVERY_LOG_TABLE = '_diglot_delivery_log';
-/** Small counters of the event machinery (the last publication position). */
+/** Small counters: the last publication position of the events, and the generations processes watch (storage/generations.ts). */
 export const EVENT_STATE_TABLE = '_diglot_event_state';
 /** API keys for machines (`diglot keys`): their hashes, never the keys (see storage/api-keys.ts). */
 export const API_KEYS_TABLE = '_diglot_api_keys';
@@ -61,7 +61,8 @@ function resourceTable(model: Model, type: ResourceType): TableSpec {
   const idField = type.fields.find((field) => field.kind === 'scalar' && field.auto === 'id');
   const idColumn = idField?.kind === 'scalar' ? idField.column : 'id';
   const columns: ColumnSpec[] = [column(idColumn, 'ID', { nullable: false, field: idField?.name ?? 'id' })];
-  const indexes: IndexSpec[] = [];
+  // The primary key finds a record by id; this one lists records in the id order (shorter ids first).
+  const indexes: IndexSpec[] = [idOrderedIndex(type.table, [], idColumn)];
   for (const field of type.fields) {
     if (field === idField) continue;
     const spec = fieldColumn(model, type, field);
@@ -73,7 +74,7 @@ function resourceTable(model: Model, type: ResourceType): TableSpec {
   for (const names of type.indexes) {
     // The schema loader checked that each name is a field with a column of its own.
     const columns = names.map((name) => columnOfField(type.fieldsByName.get(name)));
-    indexes.push(index(type.table, columns, false, idColumn));
+    indexes.push(idOrderedIndex(type.table, columns, idColumn));
   }
   return freezeTable({ name: type.table, kind: 'resource', type: type.name, columns, primaryKey: [idColumn], indexes, renamedFrom: previousTable(type) });
 }
@@ -156,9 +157,9 @@ function fieldIndex(table: string, field: Field, spec: ColumnSpec, idColumn: str
   // An account identifier is one account whatever its case (`Ann@x.org` is `ann@x.org`): unique, and looked up, case-folded.
   if (identifier) return index(table, [spec.name], true, undefined, true);
   if (field.kind === 'scalar' && field.unique) return index(table, [spec.name], true);
-  if (field.kind === 'scalar' && field.indexed) return index(table, [spec.name], false, idColumn);
+  if (field.kind === 'scalar' && field.indexed) return idOrderedIndex(table, [spec.name], idColumn);
   // Every foreign key is indexed: cascades and `/users/42/posts` look rows up by it.
-  if (field.kind === 'toOne') return index(table, [spec.name], false, idColumn);
+  if (field.kind === 'toOne') return idOrderedIndex(table, [spec.name], idColumn);
   return undefined;
 }
 
@@ -179,9 +180,10 @@ function joinTable(model: Model, join: JoinTable): TableSpec {
     type: undefined,
     columns: [link(join.sourceColumn, join.sourceType), link(join.targetColumn, join.targetType)],
     primaryKey: [join.sourceColumn, join.targetColumn],
-    // The primary key serves lookups by source; this one serves the inverse
-    // side, whose pages are ordered by the source column.
-    indexes: [index(join.name, [join.targetColumn], false, join.sourceColumn)],
+    // The primary key keeps each link once; these list one record's links
+    // from either side in the id order of the other (a user's followers,
+    // and those they follow).
+    indexes: [idOrderedIndex(join.name, [join.sourceColumn], join.targetColumn, true), idOrderedIndex(join.name, [join.targetColumn], join.sourceColumn, true)],
     renamedFrom: previousJoinTable(model, join),
   });
 }
@@ -477,6 +479,20 @@ function index(table: string, columns: readonly string[], unique: boolean, tieBr
     caseInsensitive,
     tieBreak: appended,
   });
+}
+
+/**
+ * A non-unique index over `columns` then the record id `id` as it orders
+ * (`IndexSpec.idOrdered`), so pages in the id order, or in a column's order
+ * then the id's, walk it and stop at their limit. Named apart from the
+ * `(columns, id)` index earlier versions made, so a migration can build it
+ * beside that one before dropping it. `covered`: see `IndexSpec.idCovered`.
+ */
+function idOrderedIndex(table: string, columns: readonly string[], id: string, covered = false): IndexSpec {
+  const spec = index(table, columns, false, id);
+  // `@index(fields: ["id", "title"])` names the id itself, somewhere else than last.
+  if (spec.columns.at(-1) !== id) return spec;
+  return Object.freeze({ ...spec, name: constraintName(table, [...columns, 'by', id].join('_'), 'idx'), idOrdered: true, ...(covered ? { idCovered: true } : {}) });
 }
 
 function freezeTable(table: TableSpec): TableSpec {

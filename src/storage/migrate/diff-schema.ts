@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { CLOCK_SHARD_MARK, CLOCK_TABLE, SYSTEM_PREFIX } from './desired-schema.js';
 import { quote, sqlText, step } from './migration-step.js';
 import { renameSteps } from './rename-steps.js';
-import { defaultKey, servesIndex } from './schema-names.js';
+import { defaultKey, servesIndex, type IdOrder } from './schema-names.js';
 import type {
   ActualColumn,
   ActualIndex,
@@ -144,8 +144,15 @@ function alterTable(table: TableSpec, actual: ActualTable, dialect: SchemaDialec
     return steps;
   }
 
-  const { stale, missing } = indexChanges(table.indexes, actual.indexes);
-  for (const index of stale) steps.push(step(`drop index ${index.name}`, [dialect.dropIndex(index, table.name)]));
+  const { stale, missing } = indexChanges(table.indexes, actual.indexes, dialect.idOrder);
+  // Where indexes are built concurrently, a non-unique index they replace
+  // (`(author_id, id)` by `(author_id, length(id), id)`) goes only once they
+  // are built, so lookups by its columns never lose their index meanwhile.
+  const concurrent = dialect.buildIndexesConcurrently !== undefined && missing.length > 0;
+  const replaced = stale.filter((index) => concurrent && !index.unique && !missing.some((wanted) => wanted.name === index.name));
+  for (const index of stale) {
+    if (!replaced.includes(index)) steps.push(step(`drop index ${index.name}`, [dialect.dropIndex(index, table.name)]));
+  }
   changes.forEach((judged, i) => {
     steps.push(step(judged.description, inPlace[i] ?? [], judged.destructive, judged.problem));
   });
@@ -155,6 +162,7 @@ function alterTable(table: TableSpec, actual: ActualTable, dialect: SchemaDialec
     if (dialect.buildIndexesConcurrently !== undefined) steps.push(Object.freeze({ ...step(`${description} (concurrently)`, []), concurrentIndex: index }));
     else steps.push(step(description, [dialect.createIndex(index)]));
   }
+  for (const index of replaced) steps.push(Object.freeze({ ...step(`drop index ${index.name} (concurrently, once its replacement is built)`, []), concurrentDrop: index }));
   return steps;
 }
 
@@ -262,16 +270,16 @@ function foreignKeyChange(column: ColumnSpec, actual: ActualTable): { change: Co
   return undefined;
 }
 
-function indexChanges(desired: readonly IndexSpec[], actual: readonly ActualIndex[]): { stale: ActualIndex[]; missing: IndexSpec[] } {
+function indexChanges(desired: readonly IndexSpec[], actual: readonly ActualIndex[], idOrder: IdOrder): { stale: ActualIndex[]; missing: IndexSpec[] } {
   const byName = new Map(actual.map((index) => [index.name, index]));
   const wanted = new Map(desired.map((index) => [index.name, index]));
   const stale = actual.filter((index) => {
     const want = wanted.get(index.name);
-    return want === undefined || !servesIndex(want, index);
+    return want === undefined || !servesIndex(want, index, idOrder);
   });
   const missing = desired.filter((index) => {
     const have = byName.get(index.name);
-    return have === undefined || !servesIndex(index, have);
+    return have === undefined || !servesIndex(index, have, idOrder);
   });
   return { stale, missing };
 }

@@ -31,6 +31,12 @@ const BASE = `
   }
 `;
 
+/** The keys of an id-ordered index, as introspection reports them (shorter ids first, then as text). */
+const ID_KEYS: Record<Database['dialect'], (column: string) => string[]> = {
+  sqlite: (column) => [`char(length(${column}))||${column}`],
+  postgres: (column) => [`length(${column})`, column],
+};
+
 /** A fresh database at `model`'s schema. */
 async function migrated(ctx: DialectContext, model: Model): Promise<Database> {
   await ctx.reset();
@@ -100,13 +106,19 @@ describeEachDialect('migrate from an empty database', (ctx) => {
 
     const schema = await db.schema.introspect(db);
     const users = schema.tables.get('users');
+    expect(users?.indexes).toEqual([
+      { name: 'users_by_id_idx', columns: ID_KEYS[db.dialect]('id'), unique: false },
+      { name: 'users_email_key', columns: ['email'], unique: true },
+    ]);
+    // Lists come in the id order, shorter ids first: SQLite indexes it as one key (which it can seek), PostgreSQL as two.
+    const byId = ID_KEYS[db.dialect];
     expect(users?.primaryKey).toEqual(['id']);
-    expect(users?.indexes).toEqual([{ name: 'users_email_key', columns: ['email'], unique: true }]);
     const posts = schema.tables.get('posts');
     // Non-unique indexes end with the id, the tie-break of every list's order.
     expect(posts?.indexes.map((index) => [index.name, index.columns])).toEqual([
-      ['posts_author_id_idx', ['author_id', 'id']],
-      ['posts_editor_id_idx', ['editor_id', 'id']],
+      ['posts_author_id_by_id_idx', ['author_id', ...byId('id')]],
+      ['posts_by_id_idx', byId('id')],
+      ['posts_editor_id_by_id_idx', ['editor_id', ...byId('id')]],
     ]);
     expect(posts?.foreignKeys.map((fk) => [fk.column, fk.table, fk.onDelete]).sort()).toEqual([
       ['author_id', 'users', 'cascade'],
@@ -114,7 +126,13 @@ describeEachDialect('migrate from an empty database', (ctx) => {
     ]);
     const join = schema.tables.get('users_followers');
     expect(join?.primaryKey).toEqual(['source_id', 'target_id']);
-    expect(join?.indexes.map((index) => index.columns)).toEqual([['target_id', 'source_id']]);
+    // One record's links from either side, in the id order of the other.
+    // …holding the linked id itself too, so a page of links never reads their rows.
+    const covering = (column: string): string[] => [...new Set([...byId(column), column])];
+    expect(join?.indexes.map((index) => index.columns)).toEqual([
+      ['source_id', ...covering('target_id')],
+      ['target_id', ...covering('source_id')],
+    ]);
     expect([...(schema.clockTables ?? [])].sort()).toEqual(['posts', 'users', 'users_followers']);
 
     const versions = await db.all<{ version: number; model_hash: string }>(`SELECT version, model_hash FROM ${MIGRATIONS_TABLE}`);
@@ -166,30 +184,64 @@ describeEachDialect('migrate: adding fields', (ctx) => {
     expect((await migrate(db, grown)).steps).toEqual([]);
   });
 
-  it('keeps an index made without the id tie-break (as earlier versions made it); dropping it gets the new one', async () => {
+  it('moves a database made by earlier versions to the id-ordered indexes, keeping lookups indexed meanwhile', async () => {
     const model = modelOf(BASE);
     const db = await migrated(ctx, model);
     await seed(db);
-    await db.run('DROP INDEX posts_author_id_idx');
+    // The indexes earlier versions made: by the column alone (the first ones), or by the column then the id as text.
+    const made = (await db.schema.introspect(db)).tables;
+    for (const table of ['users', 'posts', 'users_followers']) {
+      for (const index of made.get(table)?.indexes ?? []) if (index.name.includes('_by_')) await db.run(`DROP INDEX ${index.name}`);
+    }
     await db.run('CREATE INDEX posts_author_id_idx ON posts (author_id)');
-    const columnsOf = async (): Promise<readonly string[] | undefined> =>
-      (await db.schema.introspect(db)).tables.get('posts')?.indexes.find((index) => index.name === 'posts_author_id_idx')?.columns;
-    // Rebuilding it would lock the table while the server starts: an old index still serves lookups.
-    expect((await migrate(db, model)).steps).toEqual([]);
-    expect(await columnsOf()).toEqual(['author_id']);
-    // The documented upgrade: drop it, and migrate creates it with the id.
-    await db.run('DROP INDEX posts_author_id_idx');
+    await db.run('CREATE INDEX posts_editor_id_idx ON posts (editor_id, id)');
+    await db.run('CREATE INDEX users_followers_target_id_idx ON users_followers (target_id, source_id)');
+
     const result = await migrate(db, model);
-    // PostgreSQL builds an index on an existing table without blocking writes.
-    const concurrently = db.dialect === 'postgres' ? ' (concurrently)' : '';
-    expect(result.steps.map((step) => [step.description, step.destructive])).toEqual([[`create index posts_author_id_idx${concurrently}`, false]]);
-    expect(await columnsOf()).toEqual(['author_id', 'id']);
+    const steps = result.steps.map((step) => step.description);
+    if (db.dialect === 'postgres') {
+      // Built without blocking writes, and the old ones dropped only once their replacements are there.
+      expect(steps).toEqual([
+        'create index users_by_id_idx (concurrently)',
+        'create index posts_by_id_idx (concurrently)',
+        'create index posts_author_id_by_id_idx (concurrently)',
+        'create index posts_editor_id_by_id_idx (concurrently)',
+        'drop index posts_author_id_idx (concurrently, once its replacement is built)',
+        'drop index posts_editor_id_idx (concurrently, once its replacement is built)',
+        'create index users_followers_source_id_by_target_id_idx (concurrently)',
+        'create index users_followers_target_id_by_source_id_idx (concurrently)',
+        'drop index users_followers_target_id_idx (concurrently, once its replacement is built)',
+      ]);
+    } else {
+      expect(steps).toEqual([
+        'create index users_by_id_idx',
+        'drop index posts_author_id_idx',
+        'drop index posts_editor_id_idx',
+        'create index posts_by_id_idx',
+        'create index posts_author_id_by_id_idx',
+        'create index posts_editor_id_by_id_idx',
+        'drop index users_followers_target_id_idx',
+        'create index users_followers_source_id_by_target_id_idx',
+        'create index users_followers_target_id_by_source_id_idx',
+      ]);
+    }
+    expect(result.steps.some((step) => step.destructive)).toBe(false);
+    const now = (await db.schema.introspect(db)).tables;
+    expect(now.get('posts')?.indexes.map((index) => index.name)).toEqual(['posts_author_id_by_id_idx', 'posts_by_id_idx', 'posts_editor_id_by_id_idx']);
+    expect(now.get('users_followers')?.indexes.map((index) => index.name)).toEqual(['users_followers_source_id_by_target_id_idx', 'users_followers_target_id_by_source_id_idx']);
     expect(await db.all('SELECT id FROM posts ORDER BY id')).toEqual([{ id: 'p1' }, { id: 'p2' }]);
-    // A different index under that name is still replaced.
-    await db.run('DROP INDEX posts_author_id_idx');
-    await db.run('CREATE INDEX posts_author_id_idx ON posts (title)');
-    expect((await migrate(db, model)).steps.map((step) => step.description)).toEqual(['drop index posts_author_id_idx', `create index posts_author_id_idx${concurrently}`]);
-    expect(await columnsOf()).toEqual(['author_id', 'id']);
+    expect((await migrate(db, model)).steps).toEqual([]);
+  });
+
+  it('replaces a different index under an id-ordered index\'s name', async () => {
+    const model = modelOf(BASE);
+    const db = await migrated(ctx, model);
+    await db.run('DROP INDEX posts_author_id_by_id_idx');
+    await db.run('CREATE INDEX posts_author_id_by_id_idx ON posts (author_id, id)');
+    const concurrently = db.dialect === 'postgres' ? ' (concurrently)' : '';
+    expect((await migrate(db, model)).steps.map((step) => step.description)).toEqual(['drop index posts_author_id_by_id_idx', `create index posts_author_id_by_id_idx${concurrently}`]);
+    const columns = (await db.schema.introspect(db)).tables.get('posts')?.indexes.find((index) => index.name === 'posts_author_id_by_id_idx')?.columns;
+    expect(columns).toEqual(['author_id', ...ID_KEYS[db.dialect]('id')]);
   });
 
   it('refuses a required field without a default on a table with rows, naming the fix', async () => {

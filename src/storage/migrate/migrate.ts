@@ -67,7 +67,7 @@ async function migrateLocked(db: Database, model: Model, desired: SchemaSpec, op
     const steps = await withCaseDuplicates(db, tx, desired, actual, diffSchema(desired, actual, db.schema));
     refuseUnsafe(steps, options.allowDestructive === true);
     for (const [index, step] of steps.entries()) {
-      if (step.concurrentIndex !== undefined) continue;
+      if (step.concurrentIndex !== undefined || step.concurrentDrop !== undefined) continue;
       options.onProgress?.({ step, index, total: steps.length });
       await runStep(tx, step);
     }
@@ -80,19 +80,30 @@ async function migrateLocked(db: Database, model: Model, desired: SchemaSpec, op
   return result;
 }
 
-/** The steps that build an index concurrently, after the transaction (PostgreSQL refuses them inside one). */
+/**
+ * The steps that build an index concurrently, after the transaction
+ * (PostgreSQL refuses them inside one), then those that drop the indexes
+ * they replace.
+ */
 async function buildConcurrentIndexes(db: Database, session: SqlRunner, steps: readonly MigrationStep[], onProgress: MigrateOptions['onProgress']): Promise<void> {
   const concurrent = steps.filter((step) => step.concurrentIndex !== undefined);
   const build = db.schema.buildIndexesConcurrently;
-  if (concurrent.length === 0 || build === undefined) return;
-  await build(
-    session,
-    concurrent.map((step) => step.concurrentIndex as IndexSpec),
-    (_index, position) => {
-      const step = concurrent[position] as MigrationStep;
-      onProgress?.({ step, index: steps.indexOf(step), total: steps.length });
-    },
-  );
+  if (concurrent.length > 0 && build !== undefined) {
+    await build(
+      session,
+      concurrent.map((step) => step.concurrentIndex as IndexSpec),
+      (_index, position) => {
+        const step = concurrent[position] as MigrationStep;
+        onProgress?.({ step, index: steps.indexOf(step), total: steps.length });
+      },
+    );
+  }
+  const drop = db.schema.dropIndexConcurrently;
+  for (const step of steps) {
+    if (step.concurrentDrop === undefined || drop === undefined) continue;
+    onProgress?.({ step, index: steps.indexOf(step), total: steps.length });
+    await drop(session, step.concurrentDrop);
+  }
 }
 
 /** At most this many groups of duplicates are named in a migration's refusal. */

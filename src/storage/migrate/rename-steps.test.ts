@@ -96,8 +96,8 @@ describeEachDialect('@renamed: migrations rename and keep the data', (ctx) => {
     const schema = await db.schema.introspect(db);
     expect(schema.tables.has('members')).toBe(false);
     expect(schema.tables.get('articles')?.foreignKeys.map((fk) => [fk.column, fk.table])).toEqual([['author_id', 'people']]);
-    expect(schema.tables.get('articles')?.indexes.map((index) => index.name).sort()).toEqual(['articles_author_id_idx', 'articles_headline_idx']);
-    expect(schema.tables.get('people')?.indexes.map((index) => index.name)).toEqual(['people_email_key']);
+    expect(schema.tables.get('articles')?.indexes.map((index) => index.name).sort()).toEqual(['articles_author_id_by_id_idx', 'articles_by_id_idx', 'articles_headline_by_id_idx']);
+    expect(schema.tables.get('people')?.indexes.map((index) => index.name)).toEqual(['people_by_id_idx', 'people_email_key']);
     // The enum check still holds on the renamed column.
     await expect(db.run(`UPDATE people SET state = 'NOPE' WHERE id = 'm1'`)).rejects.toThrow();
     // A to-one still points at a row that exists.

@@ -111,7 +111,7 @@ function renameDerivedNames(table: TableSpec, actual: ActualTable, dialect: Sche
   const sql: string[] = [];
   const taken = new Set(actual.indexes.map((index) => index.name));
   const indexes = actual.indexes.map((index): ActualIndex => {
-    const wanted = table.indexes.find((spec) => servesIndex(spec, index));
+    const wanted = table.indexes.find((spec) => servesIndex(spec, index, dialect.idOrder));
     if (wanted === undefined || wanted.name === index.name || taken.has(wanted.name)) return index;
     sql.push(...dialect.renameIndex(index, wanted));
     taken.add(wanted.name);

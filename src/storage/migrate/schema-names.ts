@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { SqlCompilerHooks } from '../dialect.js';
 import type { ActualIndex, ColumnType, DefaultSpec, IndexSpec } from './schema-spec.js';
 
 /**
@@ -81,19 +82,63 @@ export function isoTimestamp(value: unknown): string {
   return Number.isNaN(date.getTime()) ? text : date.toISOString();
 }
 
-/** An index's keys as introspection reports them: a column's name, or `lower(<column>)` for a case-folded one. */
-export function indexKeys(index: Pick<IndexSpec, 'columns' | 'caseInsensitive'>): readonly string[] {
-  return index.caseInsensitive ? index.columns.map((column) => `lower(${column})`) : index.columns;
+/** How a dialect spells the terms an id orders by (`SqlCompilerHooks.idOrder`). */
+export type IdOrder = SqlCompilerHooks['idOrder'];
+
+/**
+ * The keys of CREATE INDEX, each with whether it is an expression (which
+ * PostgreSQL wants in parentheses of its own): the columns, case-folded
+ * ones through `foldCase`, an id-ordered last column as its order terms.
+ */
+export function indexTerms(index: IndexSpec, hooks: Pick<SqlCompilerHooks, 'quoteIdent' | 'foldCase' | 'idOrder'>): { readonly sql: string; readonly expression: boolean }[] {
+  const last = index.columns.length - 1;
+  return index.columns.flatMap((column, i) => {
+    const quoted = hooks.quoteIdent(column);
+    if (index.caseInsensitive) return [{ sql: hooks.foldCase(quoted), expression: true }];
+    if (index.idOrdered === true && i === last) return withId(index, quoted, hooks.idOrder(() => quoted)).map((sql) => ({ sql, expression: sql !== quoted }));
+    return [{ sql: quoted, expression: false }];
+  });
+}
+
+/**
+ * An index's keys as introspection reports them: a column's name,
+ * `lower(<column>)` for a case-folded one, and an id ordered by `idOrder`
+ * as the dialect's terms in `expressionKey`'s form.
+ */
+export function indexKeys(index: Pick<IndexSpec, 'columns' | 'caseInsensitive' | 'idOrdered' | 'idCovered'>, idOrder: IdOrder): readonly string[] {
+  if (index.caseInsensitive) return index.columns.map((column) => `lower(${column})`);
+  const last = index.columns.at(-1);
+  if (index.idOrdered !== true || last === undefined) return index.columns;
+  return [...index.columns.slice(0, -1), ...withId(index, last, idOrder(() => `"${last}"`).map(expressionKey))];
+}
+
+/** An id's order terms, then the id itself where the index covers it and the terms do not hold it (`IndexSpec.idCovered`). */
+function withId(index: Pick<IndexSpec, 'idCovered'>, id: string, terms: readonly string[]): readonly string[] {
+  return index.idCovered === true && !terms.includes(id) ? [...terms, id] : terms;
 }
 
 /**
  * An index key expression as a database prints it (SQLite: `lower("email")`;
- * PostgreSQL: `lower((email)::text COLLATE "C")`), in `indexKeys`' form;
- * any other expression as it is.
+ * PostgreSQL: `lower((email)::text COLLATE "C")`), in `indexKeys`' form; any
+ * other expression without its quotes, spaces and outer parentheses (SQLite
+ * keeps the text it was given, PostgreSQL prints its own).
  */
 export function expressionKey(text: string): string {
   const folded = /^\s*lower\s*\(\W*"?([A-Za-z_][\w$]*)"?/i.exec(text);
-  return folded?.[1] === undefined ? text.trim() : `lower(${folded[1]})`;
+  if (folded?.[1] !== undefined) return `lower(${folded[1]})`;
+  const bare = text.replaceAll('"', '').replace(/\s+/g, '');
+  return wrapped(bare) ? bare.slice(1, -1) : bare;
+}
+
+/** Whether the text is one parenthesized expression: its first `(` closes at its end. */
+function wrapped(text: string): boolean {
+  if (!text.startsWith('(')) return false;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '(') depth++;
+    else if (text[i] === ')' && --depth === 0) return i === text.length - 1;
+  }
+  return false;
 }
 
 /**
@@ -101,8 +146,9 @@ export function expressionKey(text: string): string {
  * the same keys and uniqueness, or the keys without the id that ends the
  * model's (an index made before the id was appended; see `IndexSpec.tieBreak`).
  */
-export function servesIndex(wanted: IndexSpec, actual: ActualIndex): boolean {
+export function servesIndex(wanted: IndexSpec, actual: ActualIndex, idOrder: IdOrder): boolean {
   const sameColumns = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((column, i) => column === b[i]);
-  const keys = indexKeys(wanted);
-  return wanted.unique === actual.unique && (sameColumns(keys, actual.columns) || (wanted.tieBreak !== undefined && sameColumns(keys.slice(0, -1), actual.columns)));
+  const keys = indexKeys(wanted, idOrder);
+  const untied = wanted.idOrdered !== true && wanted.tieBreak !== undefined && sameColumns(keys.slice(0, -1), actual.columns);
+  return wanted.unique === actual.unique && (sameColumns(keys, actual.columns) || untied);
 }

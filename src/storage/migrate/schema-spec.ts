@@ -1,5 +1,6 @@
 import type { ScalarName } from '../../schema/model.js';
 import type { SqlRunner } from '../dialect.js';
+import type { IdOrder } from './schema-names.js';
 
 /**
  * The database schema as plain data, in two forms: what the model asks for
@@ -55,6 +56,18 @@ export interface IndexSpec {
    * table (on PostgreSQL, against every instance) while `serve` starts.
    */
   readonly tieBreak: string | undefined;
+  /**
+   * The last column is a record id, indexed by the terms it orders by
+   * (`SqlCompilerHooks.idOrder`: shorter ids first), so a list in the id
+   * order, or ending with it, is read from the index with no sort step.
+   */
+  readonly idOrdered?: boolean;
+  /**
+   * An id-ordered index that also holds the id itself after its order terms
+   * where they do not (SQLite's one key): a link table's page then reads the
+   * linked ids from the index alone, without a lookup of each link's row.
+   */
+  readonly idCovered?: boolean;
 }
 
 export interface TableSpec {
@@ -103,7 +116,7 @@ export interface ActualForeignKey {
 
 export interface ActualIndex {
   readonly name: string;
-  /** Column names; a case-folded column as `lower(<column>)` (see `indexKeys`). */
+  /** Column names; an expression in `expressionKey`'s form, such as `lower(<column>)` (see `indexKeys`). */
   readonly columns: readonly string[];
   readonly unique: boolean;
 }
@@ -147,6 +160,8 @@ export interface MigrationStep {
    * migration's transaction commits, still under the migration lock.
    */
   readonly concurrentIndex?: IndexSpec;
+  /** An index dropped without blocking writes (DROP INDEX CONCURRENTLY), after the concurrent builds that replace it. */
+  readonly concurrentDrop?: ActualIndex;
 }
 
 /** One change to one column of an existing table, in neutral terms; each dialect spells it. */
@@ -175,6 +190,8 @@ export interface SchemaDialect {
   /** CREATE TABLE (with its indexes); FKs to tables in `deferred` are added by the returned `after` statements. */
   createTable(table: TableSpec, deferred: ReadonlySet<string>): { readonly create: readonly string[]; readonly after: readonly string[] };
   createIndex(index: IndexSpec): string;
+  /** The terms an id orders by, as the compiler writes them (`SqlCompilerHooks.idOrder`): what an id-ordered index holds. */
+  idOrder: IdOrder;
   dropIndex(index: IndexSpec | ActualIndex, table: string): string;
   dropTable(name: string): string;
   /** Renames keep every row: ALTER TABLE … RENAME (references from other tables follow on both databases). */
@@ -215,4 +232,6 @@ export interface SchemaDialect {
    * Absent where index builds run in the migration's transaction (SQLite).
    */
   buildIndexesConcurrently?: (session: SqlRunner, indexes: readonly IndexSpec[], onIndex: (index: IndexSpec, position: number) => void) => Promise<void>;
+  /** Drops an index without blocking writes, on that session, if it is still there. Present with `buildIndexesConcurrently`. */
+  dropIndexConcurrently?: (session: SqlRunner, index: ActualIndex) => Promise<void>;
 }

@@ -128,6 +128,8 @@ export const postgresHooks = Object.freeze({
   // Each part as text: `||` on an unknown-typed literal or parameter is ambiguous otherwise.
   concat: (parts: readonly string[]): string => `(${parts.map((part) => `(${part})::text`).join(' || ')})`,
   idList: (param: string): string => `SELECT json_array_elements_text(${param}::json) AS id`,
+  // A row comparison of these is one range of a b-tree on (length(id), id); a parameter is text (`typed`).
+  idOrder: (expr: () => string): readonly string[] => [`length(${typed(expr())})`, expr()],
   columnType: (scalar: 'ID' | 'String' | 'Int' | 'Float' | 'Boolean' | 'DateTime' | 'JSON'): string => POSTGRES_TYPES[scalar],
 }) satisfies SqlCompilerHooks;
 

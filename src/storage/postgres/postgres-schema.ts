@@ -1,5 +1,5 @@
 import type { SqlRunner } from '../dialect.js';
-import { constraintName, isoTimestamp, literalKey } from '../migrate/schema-names.js';
+import { constraintName, indexTerms, isoTimestamp, literalKey } from '../migrate/schema-names.js';
 import type { ActualIndex, ColumnChange, ColumnSpec, ColumnType, IndexSpec, SchemaDialect, TableSpec } from '../migrate/schema-spec.js';
 import { introspectPostgres } from './introspect-postgres.js';
 import { POSTGRES_TYPES, postgresHooks } from './postgres-hooks.js';
@@ -24,6 +24,7 @@ export function createPostgresSchema(
     literal,
     createTable,
     createIndex,
+    idOrder: postgresHooks.idOrder,
     dropIndex: (index: IndexSpec | ActualIndex): string => `DROP INDEX ${q(index.name)}`,
     dropTable: (name: string): string => `DROP TABLE ${q(name)}`,
     renameTable: (from, to) => [`ALTER TABLE ${q(from)} RENAME TO ${q(to)}`],
@@ -41,6 +42,9 @@ export function createPostgresSchema(
         onIndex(index, position);
         await buildConcurrently(session, index);
       }
+    },
+    dropIndexConcurrently: async (session, index) => {
+      await session.run(`DROP INDEX CONCURRENTLY IF EXISTS ${q(index.name)}`);
     },
   };
 }
@@ -141,8 +145,8 @@ function createTable(table: TableSpec, deferred: ReadonlySet<string>): { create:
 
 function createIndex(index: IndexSpec): string {
   // An expression key is written in its own parentheses (PostgreSQL's CREATE INDEX grammar).
-  const key = (column: string): string => (index.caseInsensitive ? `(${postgresHooks.foldCase(q(column))})` : q(column));
-  return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${q(index.name)} ON ${q(index.table)} (${index.columns.map(key).join(', ')})`;
+  const keys = indexTerms(index, postgresHooks).map((term) => (term.expression ? `(${term.sql})` : term.sql));
+  return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${q(index.name)} ON ${q(index.table)} (${keys.join(', ')})`;
 }
 
 function alter(table: TableSpec, change: ColumnChange): readonly string[] {

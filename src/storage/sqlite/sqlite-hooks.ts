@@ -140,6 +140,14 @@ export const sqliteHooks = Object.freeze({
   concat: (parts: readonly string[]): string => `(${parts.join(' || ')})`,
   idList: (param: string): string => `SELECT value AS id FROM json_each(${param})`,
   /**
+   * One term, the length as a character (ids are 1 to 64 ASCII characters:
+   * util/ids.ts) before the id: SQLite seeks an index only on a
+   * bound of its first differing column, never on a row value of
+   * expressions, so `(length(id), id) > (…)` would scan every id of the
+   * cursor's length before it (all of them, for generated ids).
+   */
+  idOrder: (expr: () => string): readonly string[] => [`(char(length(${expr()})) || ${expr()})`],
+  /**
    * better-sqlite3 runs a statement on this thread and offers neither
    * sqlite3_interrupt nor a progress handler, so the budget is checked from
    * inside the scan: every 256th rowid calls `diglot_deadline()`

@@ -1,5 +1,5 @@
 import type { SqlRunner } from '../dialect.js';
-import { constraintName, isoTimestamp, literalKey } from '../migrate/schema-names.js';
+import { constraintName, indexTerms, isoTimestamp, literalKey } from '../migrate/schema-names.js';
 import type {
   ActualIndex,
   ActualSchema,
@@ -36,6 +36,7 @@ export function createSqliteSchema(runMigration: SchemaDialect['runMigration']):
     literal,
     createTable: (table) => ({ create: [createTableSql(table, table.name), ...table.indexes.map(createIndex)], after: [] }),
     createIndex,
+    idOrder: sqliteHooks.idOrder,
     dropIndex: (index: IndexSpec | ActualIndex): string => `DROP INDEX ${q(index.name)}`,
     dropTable: (name: string): string => `DROP TABLE ${q(name)}`,
     // SQLite rewrites the references of other tables, indexes and checks to follow (legacy_alter_table is off).
@@ -113,8 +114,8 @@ function createTableSql(table: TableSpec, name: string): string {
 }
 
 function createIndex(index: IndexSpec): string {
-  const key = (column: string): string => (index.caseInsensitive ? sqliteHooks.foldCase(q(column)) : q(column));
-  return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${q(index.name)} ON ${q(index.table)} (${index.columns.map(key).join(', ')})`;
+  const keys = indexTerms(index, sqliteHooks).map((term) => term.sql);
+  return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${q(index.name)} ON ${q(index.table)} (${keys.join(', ')})`;
 }
 
 /** Only ADD COLUMN, and only what SQLite allows there: a constant default, and NULL as the default of a reference. */
