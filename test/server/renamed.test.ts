@@ -333,6 +333,63 @@ describeEachDialect('@renamed in the example: restart, no data lost, old clients
   });
 });
 
+describeEachDialect('@renamed removed: the old names are gone, the data stays', (ctx) => {
+  let server: TestServer;
+  let post: { id: string; title: string };
+  let product: { id: string; name: string };
+  // The schema once the directives are dropped: the new names alone, nothing else changed.
+  const DROPPED = AFTER.replaceAll(/ @renamed\(from: "[^"]*"\)/g, '');
+
+  beforeAll(async () => {
+    expect(DROPPED).not.toContain('@renamed');
+    await ctx.reset();
+    const before = await startServer(() => ctx.open(), { model: modelOf(BEFORE, EXAMPLE_SCHEMA), files: false });
+    post = (await http(before.url, 'GET', '/posts?fields=id,title&limit=1')).json.data[0];
+    product = (await http(before.url, 'GET', '/products?fields=id,name&limit=1')).json.data[0];
+    await before.close();
+    const during = await startServer(() => ctx.open(), { model: modelOf(AFTER, EXAMPLE_SCHEMA), seed: false, files: false });
+    await during.close();
+    // startServer migrates without allowDestructive, so a destructive plan would fail this restart.
+    server = await startServer(() => ctx.open(), { model: modelOf(DROPPED, EXAMPLE_SCHEMA), seed: false, files: false });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('plans no migration step, destructive or not, on the schema without the directives', async () => {
+    expect((await migrate(server.db, server.model, { dryRun: true })).steps).toEqual([]);
+  });
+
+  it('keeps the data under the new names', async () => {
+    expect((await http(server.url, 'GET', `/posts/${post.id}?fields=headline`)).json).toEqual({ headline: post.title });
+    expect((await http(server.url, 'GET', `/items/${product.id}?fields=name`)).json).toEqual({ name: product.name });
+  });
+
+  it('REST refuses the old field as unknown, in fields= and in input', async () => {
+    const read = await http(server.url, 'GET', `/posts/${post.id}?fields=title`);
+    expect(read.status).toBe(400);
+    expect(read.json.code).toBe('QUERY_UNKNOWN_FIELD');
+    const full = await http(server.url, 'GET', `/posts/${post.id}`);
+    expect(full.json.title).toBeUndefined();
+    expect(full.headers.get('deprecation')).toBeNull();
+    const written = await http(server.url, 'PATCH', `/posts/${post.id}`, { body: { title: 'Old name' } });
+    expect(written.status).toBe(400);
+    expect(written.json.errors).toEqual([expect.objectContaining({ pointer: '/title', code: 'INPUT_UNKNOWN_FIELD' })]);
+    expect((await http(server.url, 'GET', `/posts/${post.id}?fields=headline`)).json).toEqual({ headline: post.title });
+    expect((await http(server.url, 'GET', `/products/${product.id}`)).status).toBe(404);
+  });
+
+  it('GraphQL refuses the old field and root fields in validation', async () => {
+    const read = await gql(server.url, 'query($id: ID!) { post(id: $id) { title } }', { id: post.id });
+    expect(read.json.data).toBeUndefined();
+    expect(read.json.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    const root = await gql(server.url, 'query($id: ID!) { product(id: $id) { id } }', { id: product.id });
+    expect(root.json.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    const current = await gql(server.url, 'query($id: ID!) { post(id: $id) { headline } }', { id: post.id });
+    expect(current.json).toEqual({ data: { post: { headline: post.title } } });
+  });
+});
+
 /** The delivery of the event about record `id`, once it arrives. */
 async function waitForDelivery(receiver: WebhookReceiver, id: string): Promise<WebhookReceiver['received'][number]> {
   for (let waited = 0; waited < 400; waited++) {
