@@ -99,6 +99,9 @@ const CATALOGUE: readonly Case[] = [
   // Old paths, parameters, root fields, link mutations and change-event names keep answering, deprecated.
   { name: 'many-to-many list renamed with @renamed (its old sub-paths, embeds and link mutations kept)', edit: [['  tags: [Tag!]!\n', '  labels: [Tag!]! @renamed(from: "tags")\n']], graphql: 'safe', rest: 'safe' },
   { name: 'to-many list renamed with @renamed', edit: [['  posts: [Post!]!\n}\n\ntype Post', '  articles: [Post!]! @renamed(from: "posts")\n}\n\ntype Post']], graphql: 'safe', rest: 'safe' },
+  // The rules name the field by its new name now and by its old one before: the same rule, so the rename's own class alone.
+  { name: 'field a rule names renamed with @renamed, the rule following it', edit: [['  author: User!\n', '  writer: User! @renamed(from: "author")\n'], [/author == auth\.id/g, 'writer == auth.id']], graphql: 'safe', rest: 'safe' },
+  { name: 'field a rule names renamed with @renamed, the rule changed too', edit: [['  author: User!\n', '  writer: User! @renamed(from: "author")\n'], ['update: "author == auth.id"', 'update: "writer != auth.id"'], [/author == auth\.id/g, 'writer == auth.id']], graphql: 'dangerous', rest: 'dangerous' },
   // REST keeps every old path; a GraphQL client's `... on Tag` or `__typename` check cannot be kept (docs/schema.md).
   { name: 'type renamed with @renamed (old paths, root fields, mutations and events kept; the GraphQL type name changes)', edit: [[/\bTag\b/g, 'Label'], ['type Label @allow', 'type Label @renamed(from: "Tag") @allow']], graphql: 'breaking', rest: 'safe' },
   { name: 'field renamed without @renamed (old name gone)', edit: [['  bio: String\n', '  about: String\n']], graphql: 'breaking', rest: 'breaking' },

@@ -1,5 +1,6 @@
-import type { Rule } from '../../schema/rules.js';
-import type { Field, Model } from '../../schema/model.js';
+import type { Rule, RuleExpr, RuleOperand } from '../../schema/rules.js';
+import type { Field, Model, ResourceType } from '../../schema/model.js';
+import { resolveField } from '../../schema/renamed.js';
 import type { ChangeClass, ContractChange } from './contract-change.js';
 import type { ContractSide } from './contract-side.js';
 
@@ -18,7 +19,7 @@ export function modelChanges(from: ContractSide, to: ContractSide): ContractChan
     const before = from.model.typesByName.get(type.name) ?? (type.renamedFrom === undefined ? undefined : from.model.typesByName.get(type.renamedFrom));
     if (before === undefined) continue;
     for (const operation of ['read', 'create', 'update', 'delete'] as const) {
-      const change = ruleChange(from.model, before.rules[operation], to.model, type.rules[operation]);
+      const change = ruleChange(from.model, before.rules[operation], to.model, type.rules[operation], type);
       if (change !== undefined) add({ class: opened(type.rules[operation]), styles: ['graphql', 'rest'], message: `Who may ${operation} ${type.name} records changed (${change})` }, type.name);
     }
     for (const field of type.fields) {
@@ -26,7 +27,7 @@ export function modelChanges(from: ContractSide, to: ContractSide): ContractChan
       if (old === undefined) continue;
       const coordinate = `${type.name}.${field.name}`;
       for (const operation of ['read', 'write'] as const) {
-        const change = ruleChange(from.model, old.rules[operation], to.model, field.rules[operation]);
+        const change = ruleChange(from.model, old.rules[operation], to.model, field.rules[operation], type);
         if (change !== undefined) add({ class: opened(field.rules[operation]), styles: ['graphql', 'rest'], message: `Who may ${operation} ${coordinate} changed (${change})` }, coordinate);
       }
       if (isUnique(field) && !isUnique(old)) {
@@ -71,12 +72,51 @@ function imageChanges(old: Field, field: Field, coordinate: string, add: (change
   if (added.length > 0) add({ class: 'safe', styles: ['graphql'], message: `${coordinate} is also served at width ${added.join(', ')}` }, coordinate);
 }
 
-/** How a rule changed, in words, or undefined when it did not. Without a rule, a schema with rules lets only admins; one without lets everyone. */
-function ruleChange(fromModel: Model, from: Rule | undefined, toModel: Model, to: Rule | undefined): string | undefined {
+/**
+ * How a rule changed, in words, or undefined when it did not. Without a rule, a schema with rules lets only admins; one without lets everyone.
+ * Both rules are compared in the new schema's names (`type` is the rule's type there), so one that only follows a `@renamed` field is unchanged.
+ */
+function ruleChange(fromModel: Model, from: Rule | undefined, toModel: Model, to: Rule | undefined, type: ResourceType): string | undefined {
   const describe = (model: Model, rule: Rule | undefined): string => rule?.source ?? (model.hasRules ? 'admins only' : 'anyone');
   const before = describe(fromModel, from);
   const after = describe(toModel, to);
-  return before === after ? undefined : `was ${JSON.stringify(before)}, now ${JSON.stringify(after)}`;
+  if (before === after) return undefined;
+  if (from !== undefined && to !== undefined && sameRule(toModel, type, from.expr, to.expr)) return undefined;
+  return `was ${JSON.stringify(before)}, now ${JSON.stringify(after)}`;
+}
+
+function sameRule(model: Model, type: ResourceType, from: RuleExpr, to: RuleExpr): boolean {
+  return JSON.stringify(currentNames(model, type, from)) === JSON.stringify(currentNames(model, type, to));
+}
+
+/** The rule with every field path spelled in the model's current names, an old name `@renamed` keeps mapped to the field it now is. */
+function currentNames(model: Model, type: ResourceType, expr: RuleExpr): RuleExpr {
+  const operand = (item: RuleOperand): RuleOperand => (item.kind === 'field' ? { kind: 'field', path: currentPath(model, type, item.path) } : item);
+  switch (expr.kind) {
+    case 'const':
+      return expr;
+    case 'and':
+    case 'or':
+      return { kind: expr.kind, items: expr.items.map((item) => currentNames(model, type, item)) };
+    case 'not':
+      return { kind: 'not', item: currentNames(model, type, expr.item) };
+    case 'compare':
+      return { ...expr, left: operand(expr.left), right: operand(expr.right) };
+    case 'in':
+      return { ...expr, item: operand(expr.item), values: expr.values.map(operand) };
+  }
+}
+
+/** A path of to-one hops and a last field, each name resolved on the type the previous hop leads to; a name no longer known stays as written. */
+function currentPath(model: Model, type: ResourceType, path: readonly string[]): string[] {
+  const names: string[] = [];
+  let at: ResourceType | undefined = type;
+  for (const name of path) {
+    const field: Field | undefined = at === undefined ? undefined : resolveField(at, name)?.field;
+    names.push(field?.name ?? name);
+    at = field?.kind === 'toOne' ? model.typesByName.get(field.target) : undefined;
+  }
+  return names;
 }
 
 /** A rule changed to `true` lets everyone: nobody is refused what they had. Any other change may refuse someone, and which it does depends on data. */
