@@ -107,7 +107,7 @@ export function createEventHub(options: EventHubOptions): EventHub {
     dirty = false;
     let published = 0;
     // Routed by the endpoints committed now, whichever instance changed them last.
-    const ready = (): Promise<void> => registry.upToDate();
+    const ready = (generation: number): Promise<void> => registry.upToDate(generation);
     for (;;) {
       const batch = await store.publish(PUBLISH_BATCH, route, ready);
       published += batch.length;

@@ -101,15 +101,13 @@ export class WebhookRegistry {
   }
 
   /**
-   * Resolves once the endpoints held are the ones committed when it was
-   * called: one statement compares the database's generation with the one
-   * they were read at, and reloads when another process changed them (its
-   * notice may still be on its way). A publication calls it, so an event
+   * Resolves once the endpoints held are the ones committed at `generation`
+   * (the database's, just read): reloads when another process changed them
+   * (its notice may still be on its way). A publication calls it, so an event
    * written after a change is routed by the change, whichever instance made it.
    */
-  async upToDate(): Promise<void> {
-    const generation = await this.store.generation().catch(() => undefined);
-    if (generation !== undefined && generation !== this.#generation) await this.reload();
+  async upToDate(generation: number): Promise<void> {
+    if (generation !== this.#generation) await this.reload();
     else await this.#loading;
   }
 

@@ -7,6 +7,7 @@
 
 import type { Database, SqlCompilerHooks, SqlRunner, SqlValue } from './dialect.js';
 import { DELIVERIES_TABLE, DELIVERY_LOG_TABLE, EVENT_STATE_TABLE, EVENTS_TABLE } from './migrate/desired-schema.js';
+import { WEBHOOK_ENDPOINTS_GENERATION } from './generations.js';
 
 /** The `WITH` clause holding the written row that an event's record image is read from. */
 export const EVENT_ROW = '_event_row';
@@ -147,19 +148,23 @@ export class OutboxStore {
    * `route` asks for, in one transaction. One instance publishes at a time
    * (the counter's row lock); another finding it held returns at once with
    * nothing, as the holder publishes for both. `ready` runs first when
-   * events wait (not on a wake-up that finds none): what `route` reads is
-   * made current there.
+   * events wait (not on a wake-up that finds none), with the webhook
+   * endpoints' generation read by the same look: what `route` reads is made
+   * current there, at no statement of its own.
    */
-  async publish(limit: number, route: (event: StoredEvent) => readonly NewDelivery[], ready?: () => Promise<void>): Promise<StoredEvent[]> {
+  async publish(limit: number, route: (event: StoredEvent) => readonly NewDelivery[], ready?: (endpointsGeneration: number) => Promise<void>): Promise<StoredEvent[]> {
     const { p } = this;
     if (!this.counterReady) {
       await this.db.run(`INSERT INTO ${EVENT_STATE_TABLE_Q} (name, value) VALUES (${p(0)}, 0) ON CONFLICT (name) DO NOTHING`, [PUBLISHED]);
       this.counterReady = true;
     }
     // One cheap look first: most wake-ups find nothing, and need no transaction.
-    const waiting = await this.db.all(`SELECT 1 AS found FROM ${EVENTS_TABLE_Q} WHERE published IS NULL LIMIT 1`);
-    if (waiting.length === 0) return [];
-    await ready?.();
+    const [waiting] = await this.db.all<{ generation: number | string | null }>(
+      `SELECT (SELECT value FROM ${EVENT_STATE_TABLE_Q} WHERE name = ${p(0)}) AS generation FROM ${EVENTS_TABLE_Q} WHERE published IS NULL LIMIT 1`,
+      [WEBHOOK_ENDPOINTS_GENERATION],
+    );
+    if (waiting === undefined) return [];
+    await ready?.(Number(waiting.generation ?? 0));
     return this.db.transaction(async (tx) => {
       const [counter] = await tx.all<{ value: number | string }>(
         `SELECT value FROM ${EVENT_STATE_TABLE_Q} WHERE name = ${p(0)}${this.skipLocked}`,

@@ -377,7 +377,9 @@ describeSqlite('the console in Chromium', (ctx) => {
     await signIn(phone, walk.server, adminEmail);
     await phone.getByRole('button', { name: /^Theme: system/ }).click();
     await phone.getByRole('button', { name: /^Theme: light/ }).click();
-    await expect(phone.evaluate(themeOfPage)).resolves.toBe('dark');
+    // The page applies the theme once it has rendered the click, a moment after it returns.
+    await phone.getByRole('button', { name: /^Theme: dark/ }).waitFor();
+    await expect.poll(() => phone.evaluate(themeOfPage)).toBe('dark');
     // Each page once what makes it wide is on it: rows, the record's image field and sub-collections, the diagram, the forms.
     const pages: [string, string, () => Promise<void>][] = [
       ['data overview', '', () => phone.getByText(/^\d+ records$/).first().waitFor()],
