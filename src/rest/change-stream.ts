@@ -17,7 +17,7 @@ import { mergeDeprecations, type DeprecatedUse } from '../plan/deprecated-use.js
 import { markDeprecated } from './deprecation-headers.js';
 import { header, searchOf } from '../util/http-request.js';
 import { mergeVary } from '../util/vary.js';
-import { EVENT_STREAM, GOODBYE, OpenStreams } from './event-stream.js';
+import { EVENT_STREAM, GOODBYE, MAX_BUFFERED, OpenStreams } from './event-stream.js';
 import { problemOf } from './problem.js';
 import { parseRestQuery } from './query-params.js';
 import { methodNotAllowed } from './route-helpers.js';
@@ -187,7 +187,10 @@ function stream(request: FastifyRequest, reply: FastifyReply, iterators: readonl
   let open = true;
   let cancelExpiry = (): void => undefined;
   const write = (text: string): void => {
-    if (open) raw.write(text);
+    if (!open) return;
+    raw.write(text);
+    // A client that does not read is let go, as a live read's is, rather than buffered without end.
+    if (raw.writableLength > MAX_BUFFERED) handle.end();
   };
   const problem = (error: unknown): string => {
     const known = isApiError(error) ? error : new ApiError('INTERNAL', { detail: 'Something went wrong on our side' });
@@ -222,6 +225,8 @@ function stream(request: FastifyRequest, reply: FastifyReply, iterators: readonl
   request.raw.on('close', handle.end);
   raw.on('close', handle.end);
   raw.on('error', handle.end);
+  // The client may have gone while the subscriptions were opened: its 'close' has passed already.
+  if (request.raw.destroyed || raw.destroyed) queueMicrotask(handle.end);
   // Ends with the credential: an expired token, a suspended account, a revoked key.
   cancelExpiry = context.credential.onEnd((why) => {
     write(problem(credentialEndError(why, 'reconnect with a fresh one')));

@@ -62,7 +62,7 @@ export class OpenStreams {
 }
 
 /** Bytes a client may leave unread before its stream is ended: it is not keeping up. */
-const MAX_BUFFERED = 1024 * 1024;
+export const MAX_BUFFERED = 1024 * 1024;
 
 /** Whether a GET asks for a live read (`Accept: text/event-stream`). */
 export function wantsEventStream(request: FastifyRequest): boolean {

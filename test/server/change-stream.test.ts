@@ -5,6 +5,7 @@
  * `GET /users/<id>` answers (a field its rule hides is hidden there too),
  * the admin's has it all; the stream resumes after a cursor.
  */
+import { connect } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/databases.js';
 import { http } from '../support/http.js';
@@ -62,5 +63,35 @@ describeEachDialect('change stream', (ctx) => {
     expect((await http(server.url, 'GET', '/events')).json.code).toBe('NOT_ACCEPTABLE');
     const none = await http(server.url, 'GET', '/events?types=nothing.here', { headers: { accept: 'text/event-stream' } });
     expect([none.status, none.json.code]).toEqual([400, 'QUERY_INVALID_ARGUMENT']);
+  });
+
+  it('lets go of a client that does not read, rather than buffering its events without end', async () => {
+    const url = new URL(server.url);
+    const socket = connect(Number(url.port), url.hostname);
+    const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    let head = '';
+    await new Promise<void>((resolve) => {
+      socket.on('data', (chunk: Buffer) => {
+        head += chunk.toString('latin1');
+        if (head.includes(': events')) {
+          // From now on the client reads nothing: the server's buffer for it only grows.
+          socket.pause();
+          socket.removeAllListeners('data');
+          resolve();
+        }
+      });
+      socket.write(`GET /events?types=user.updated HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${ADMIN_KEY}\r\nAccept: text/event-stream\r\n\r\n`);
+    });
+    expect(head).toMatch(/^HTTP\/1\.1 200/);
+    const id = String((await http(server.url, 'GET', '/users?limit=1')).json.data[0].id);
+    // 40 events of 500 KB: far more than the socket's buffers and the server's 1 MiB allowance.
+    for (let i = 0; i < 40; i++) {
+      const bio = `${i}`.padEnd(500_000, 'x');
+      expect((await http(server.url, 'PATCH', `/users/${id}`, { headers: admin, body: { bio } })).status).toBe(200);
+    }
+    socket.resume();
+    socket.on('data', () => undefined);
+    // The server ended the stream: the connection closes without the client closing it.
+    await ended;
   });
 });
